@@ -1,0 +1,4 @@
+"""``python -m logsleuth``."""
+from .cli import main
+
+main()

@@ -1,0 +1,218 @@
+"""The ``logsleuth`` command: a thin typer layer over the library.
+
+Exit codes: 0 analysed; 1 a failure at or above ``--fail-on`` (only with that flag) or failing rule examples;
+2 bad usage, unreadable input or invalid rules (one line on stderr, no traceback unless ``--debug``).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .errors import LogsleuthError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Tells why a distributed training job died: root cause, evidence lines and fix.")
+rules_app = typer.Typer(no_args_is_help=True, help="Validate, test and list rules.")
+app.add_typer(rules_app, name="rules")
+
+_state = {"debug": False}
+
+
+class Format(str, Enum):
+    text = "text"
+    markdown = "markdown"
+    html = "html"
+    json = "json"
+
+
+class Severity(str, Enum):
+    info = "info"
+    low = "low"
+    medium = "medium"
+    high = "high"
+    critical = "critical"
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"logsleuth: error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _write(text: str, output: Optional[Path]) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    tmp = output.with_name(f".{output.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, output)  # atomic: a reader never sees half a report
+
+
+def handles_errors(fn: Callable[..., None]) -> Callable[..., None]:
+    """Turn library errors into one line on stderr and exit 2 (the traceback only with ``--debug``)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: object, **kwargs: object) -> None:
+        try:
+            fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except LogsleuthError as exc:
+            if _state["debug"]:
+                traceback.print_exc()
+            raise _fail(str(exc)) from None
+        except KeyboardInterrupt:
+            raise _fail("interrupted", 130) from None
+        except Exception as exc:  # noqa: BLE001 - never a traceback for the user unless --debug
+            if _state["debug"]:
+                traceback.print_exc()
+            raise _fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
+
+    return wrapper
+
+
+@app.callback()
+def main_callback(
+    debug: Annotated[bool, typer.Option("--debug", help="Show the full traceback of an error.")] = False,
+) -> None:
+    """Tells why a distributed training job died.
+
+    Example: cat job.log | logsleuth analyze
+    """
+    _state["debug"] = debug
+
+
+@app.command()
+@handles_errors
+def analyze(
+    paths: Annotated[Optional[list[str]], typer.Argument(help="Log files, directories, .gz/.zst files, or - for stdin (default).")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Report format.")] = Format.text,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report here instead of stdout.")] = None,
+    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable); same-named rules override.")] = None,
+    no_model: Annotated[bool, typer.Option("--no-model", help="Rules only; do not consult the classifier.")] = False,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not redact tokens/keys/passwords.")] = False,
+    redact_hosts: Annotated[bool, typer.Option("--redact-hosts", help="Also replace host names and IPs by node-1, node-2...")] = False,
+    fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a failure of this severity or higher is found.")] = None,
+    template_dir: Annotated[Optional[Path], typer.Option("--template-dir", help="Directory with <format>.j2 templates overriding the built-ins.")] = None,
+) -> None:
+    """Diagnose one job from its logs (all PATHS together are one job).
+
+    Example: logsleuth analyze corpus/logs/gen-torchrun-crash/valueerror_rank1.log -f markdown
+    """
+    from .pipeline import analyze as run_analyze
+    from .report import render
+    from .types import SEVERITY_RANK
+
+    if not paths and sys.stdin.isatty():
+        raise _fail("no input: give a log path, or pipe a log into 'logsleuth analyze'")
+    diag = run_analyze(paths or ["-"], rules_dirs=rules or [])
+    _write(render(diag, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
+    if fail_on is not None and diag.verdict == "failure" and diag.severity is not None:
+        if SEVERITY_RANK[diag.severity] >= SEVERITY_RANK[fail_on.value]:
+            raise typer.Exit(1)
+
+
+@app.command()
+@handles_errors
+def report(
+    diagnosis: Annotated[Path, typer.Argument(help="A JSON result written by 'analyze -f json'.")],
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Report format.")] = Format.html,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not redact tokens/keys/passwords.")] = False,
+    redact_hosts: Annotated[bool, typer.Option("--redact-hosts", help="Also replace host names and IPs.")] = False,
+    template_dir: Annotated[Optional[Path], typer.Option("--template-dir", help="Directory with <format>.j2 templates.")] = None,
+) -> None:
+    """Re-render a saved JSON diagnosis in another format.
+
+    Example: logsleuth analyze job.log -f json -o d.json && logsleuth report d.json -f html -o d.html
+    """
+    from .report import SCHEMA_VERSION, render
+
+    try:
+        data = json.loads(diagnosis.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LogsleuthError(f"cannot read a JSON diagnosis ({exc})", str(diagnosis)) from exc
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise LogsleuthError(f"not a logsleuth JSON diagnosis (schema_version {SCHEMA_VERSION} expected)", str(diagnosis))
+    _write(render(data, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
+
+
+@rules_app.command("validate")
+@handles_errors
+def rules_validate(
+    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
+    no_builtin: Annotated[bool, typer.Option("--no-builtin", help="Validate only the --rules directories.")] = False,
+) -> None:
+    """Check every rule file (schema, ids, regexes, placeholders); print problems as path:line.
+
+    Example: logsleuth rules validate --rules my-rules/
+    """
+    from .rules import builtin_rules_dir, load_file, rule_paths, validate
+
+    dirs = ([] if no_builtin else [builtin_rules_dir()]) + list(rules or [])
+    problems: list[tuple[str, str]] = []
+    files = []
+    for p in rule_paths(dirs):
+        try:
+            files.append(load_file(p))
+        except LogsleuthError as exc:
+            problems.append((exc.source or str(p), exc.message))
+    problems.extend(validate(files))
+    for where, msg in problems:
+        typer.echo(f"{where}: {msg}", err=True)
+    if problems:
+        raise typer.Exit(2)
+    typer.echo(f"{len(files)} rules valid")
+
+
+@rules_app.command("test")
+@handles_errors
+def rules_test(
+    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
+    rule_id: Annotated[Optional[str], typer.Option("--id", help="Only this rule.")] = None,
+) -> None:
+    """Run every rule's own match/no_match examples through the parser and engine.
+
+    Example: logsleuth rules test --id tcpstore-clients-joined-timeout
+    """
+    from .rules import load_rules
+    from .rules.examples import run_examples
+
+    ruleset = load_rules(rules or [])
+    results = run_examples(ruleset, rule_id)
+    bad = [r for r in results if not r.ok]
+    for r in bad:
+        first = r.text.strip().splitlines()[0][:120] if r.text.strip() else ""
+        typer.echo(f"FAIL {r.rule_id} {r.kind}[{r.index}]: {first}", err=True)
+    typer.echo(f"{len(results) - len(bad)} passed, {len(bad)} failed")
+    if bad:
+        raise typer.Exit(1)
+
+
+@rules_app.command("list")
+@handles_errors
+def rules_list(
+    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
+) -> None:
+    """List rules: id, root cause, role, severity, title.
+
+    Example: logsleuth rules list | grep nccl
+    """
+    from .rules import load_rules
+
+    for r in load_rules(rules or []).rules:
+        s = r.spec
+        typer.echo(f"{s.id:48} {s.root_cause:26} {s.role:8} {s.severity:9} {s.title}")
+
+
+def main() -> None:
+    """Console entry point."""
+    app()

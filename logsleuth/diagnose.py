@@ -1,0 +1,172 @@
+"""From rule matches (and optionally the classifier's vote) to a ``Diagnosis``: root cause vs symptoms.
+
+Policy (design.md "Diagnosis"):
+- On one event, the highest-priority rule explains it (a specific signature beats a generic catch-all).
+- A cause outranks a symptom. Among causes the earliest (file order per input; ``order`` decides) wins, unless
+  a later cause's rule ``explains`` the earlier root cause and has a higher severity.
+- After the winner, matches of collateral root causes (``peer_process_died``, ``collective_timeout``,
+  ``job_preempted``) and of generic catch-all rules are symptoms of it, not rival hypotheses.
+- With only symptoms, the earliest symptom's root cause is reported at reduced confidence (the first failure
+  is not in the log). Below ``ABSTAIN_BELOW`` the verdict is ``unknown``; with no match and no error event
+  it is ``no_failure``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .rules.engine import RuleSet
+from .rules.render import render_fix, render_message
+from .taxonomy import title as taxonomy_title
+from .types import SEVERITY_RANK, Diagnosis, Event, Fix, Hypothesis, Match
+
+ABSTAIN_BELOW = 0.5
+SYMPTOM_ONLY_FACTOR = 0.7
+COLLATERAL = frozenset({"peer_process_died", "collective_timeout", "job_preempted"})
+GENERIC_PRIORITY = 20  # rules at or below this priority are catch-alls
+MAX_LISTED = 50
+
+OrderKey = Callable[[Event], Any]
+
+
+def _default_order(e: Event) -> Any:
+    return (e.path, e.line)
+
+
+def resolve_events(matches: Sequence[Match]) -> list[Match]:
+    """Keep, per event, the matches of the highest priority (ties: higher severity); returns them in input order."""
+    best: dict[int, list[Match]] = {}
+    for m in matches:
+        key = id(m.event)
+        cur = best.get(key)
+        rank = (m.priority, SEVERITY_RANK[m.severity], m.role == "cause")
+        if cur is None:
+            best[key] = [m]
+            continue
+        top = cur[0]
+        top_rank = (top.priority, SEVERITY_RANK[top.severity], top.role == "cause")
+        if rank > top_rank:
+            best[key] = [m]
+        elif rank == top_rank and m.root_cause != top.root_cause:
+            cur.append(m)
+    seen: set[int] = set()
+    out: list[Match] = []
+    for m in matches:
+        if id(m.event) in best and m in best[id(m.event)] and id(m) not in seen:
+            seen.add(id(m))
+            out.append(m)
+    return out
+
+
+def _enrich_first_failure(event: Event, elastic_root: Event | None) -> Event:
+    """Fill rank/host/local_rank the failing line does not print from the elastic summary's root-cause entry."""
+    if elastic_root is None or event is elastic_root:
+        return event
+    if event.rank is not None and event.host is not None:
+        return event
+    p = elastic_root.params
+    if event.pid is not None and p.get("pid") not in (None, event.pid):
+        return event  # a different process: the summary is about someone else
+    return dataclasses.replace(
+        event,
+        rank=event.rank if event.rank is not None else elastic_root.rank,
+        local_rank=event.local_rank if event.local_rank is not None else elastic_root.local_rank,
+        host=event.host or elastic_root.host,
+    )
+
+
+def diagnose(
+    matches: Sequence[Match],
+    rules: RuleSet,
+    unexplained: Sequence[Event] = (),
+    *,
+    order: OrderKey = _default_order,
+    stats: dict[str, Any] | None = None,
+    versions: dict[str, str] | None = None,
+    elastic_root: Event | None = None,
+) -> Diagnosis:
+    """Decide the verdict and root cause.
+
+    Args:
+        matches: finalized rule matches (context applied), in input order.
+        rules: the rule set (for titles, messages, fixes, ``explains``).
+        unexplained: error-level events no rule matched, in input order.
+        order: sort key giving each event's place in the job's time line.
+        stats: counters to attach (``bytes``, ``lines``, ``events``, ``seconds``).
+        versions: software versions found in the log.
+        elastic_root: the elastic summary's "Root Cause (first observed failure)" entry, if any.
+
+    Returns:
+        The ``Diagnosis``; hypotheses are ranked best first.
+    """
+    stats = dict(stats or {})
+    versions = dict(versions or {})
+    kept = sorted(resolve_events(matches), key=lambda m: order(m.event))
+    causes = [m for m in kept if m.role == "cause"]
+    symptoms_all = [m for m in kept if m.role == "symptom"]
+
+    winner: Match | None = None
+    if causes:
+        winner = causes[0]
+        for m in causes[1:]:
+            rule = rules.by_id[m.rule_id].spec
+            if winner.root_cause in rule.explains and SEVERITY_RANK[m.severity] > SEVERITY_RANK[winner.severity]:
+                winner = m
+    symptom_only = winner is None and bool(symptoms_all)
+    if symptom_only:
+        winner = symptoms_all[0]
+
+    if winner is None:
+        verdict = "unknown" if unexplained else "no_failure"
+        return Diagnosis(
+            verdict=verdict, root_cause=verdict, title=taxonomy_title(verdict), confidence=0.0 if unexplained else 0.9,
+            method="rule", unexplained=tuple(unexplained[:MAX_LISTED]), stats=stats, versions=versions,
+        )
+
+    # evidence for the winning cause, collateral symptoms, and rival hypotheses
+    evidence = [m for m in kept if m.root_cause == winner.root_cause and m.role == winner.role]
+    wkey = order(winner.event)
+    symptoms: list[Match] = []
+    rivals: dict[str, list[Match]] = {}
+    for m in kept:
+        if m.root_cause == winner.root_cause and m.role == winner.role:
+            continue
+        later = order(m.event) >= wkey
+        if m.role == "symptom" or (later and (m.root_cause in COLLATERAL or m.priority <= GENERIC_PRIORITY)):
+            symptoms.append(m)
+        else:
+            rivals.setdefault(m.root_cause, []).append(m)
+
+    confidence = min(0.99, winner.confidence + 0.02 * min(3, len({id(m.event) for m in evidence}) - 1))
+    if symptom_only:
+        confidence *= SYMPTOM_ONLY_FACTOR
+    confidence = round(confidence, 3)
+
+    hypotheses = [Hypothesis(winner.root_cause, confidence, "rule", tuple(evidence[:MAX_LISTED]), winner.rule_id)]
+    for rc, ms in sorted(rivals.items(), key=lambda kv: -max(m.confidence for m in kv[1])):
+        best = max(ms, key=lambda m: m.confidence)
+        conf = best.confidence * (SYMPTOM_ONLY_FACTOR if best.role == "symptom" else 0.8)
+        hypotheses.append(Hypothesis(rc, round(conf, 3), "rule", tuple(ms[:MAX_LISTED]), best.rule_id))
+
+    spec = rules.by_id[winner.rule_id].spec
+    verdict = "failure" if confidence >= ABSTAIN_BELOW else "unknown"
+    fix = render_fix(spec.fix, winner.groups, tuple(spec.references)) if verdict == "failure" else Fix()
+    return Diagnosis(
+        verdict=verdict,
+        root_cause=winner.root_cause if verdict == "failure" else "unknown",
+        title=spec.title if verdict == "failure" else taxonomy_title("unknown"),
+        message=render_message(spec.message, winner.groups),
+        confidence=confidence,
+        method="rule",
+        rule_id=winner.rule_id,
+        severity=spec.severity,
+        hypotheses=tuple(hypotheses),
+        first_failure=_enrich_first_failure(winner.event, elastic_root),
+        symptoms=tuple(symptoms[:MAX_LISTED]),
+        evidence=tuple(evidence[:MAX_LISTED]),
+        unexplained=tuple(unexplained[:MAX_LISTED]),
+        fix=fix,
+        stats=stats,
+        versions=versions,
+    )

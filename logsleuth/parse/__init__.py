@@ -1,0 +1,137 @@
+"""Parse cleaned lines into ``Event``s, streaming.
+
+Each line's prefixes (timestamps, ``[rank3]:``, ``[default3]:``, Ray's ``(Actor pid=1, ip=...)``) are stripped,
+then the body is offered to the per-source recognisers in order (NCCL, torch glog, vLLM, DeepSpeed, Ray,
+Python logging) and, failing all, classified as trainer/other with an inferred level. Python tracebacks and
+the elastic ``ChildFailedError`` summary entries become single multi-line events.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..types import Event
+from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
+from .elastic import SummaryBlock
+from .masking import mask
+from .record import Recognised
+from .traceback import HEADER, Traceback
+
+_RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
+
+__all__ = ["parse", "parse_text", "mask"]
+
+
+def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
+    for fn in _RECOGNISERS:
+        rec = fn(body)
+        if rec is not None:
+            return rec
+    if pre.ray:
+        rec = ray.recognise(body, from_ray_prefix=True)
+        if rec is not None:
+            return rec
+        rec = pylog.fallback(body)
+        if rec.source == "other":
+            rec.source = "ray"
+        return rec
+    return pylog.fallback(body)
+
+
+def _event(path: str, line: int, end: int, text: str, body: str, pre: prefix.Prefix, rec: Recognised,
+           params: dict[str, Any] | None = None) -> Event:
+    p = rec.params
+    if params:
+        p.update(params)
+    if pre.repeated > 1:
+        p["repeated"] = pre.repeated
+    if pre.actor:
+        p["actor"] = pre.actor
+    return Event(
+        line=line,
+        end_line=end,
+        path=path,
+        text=text,
+        source=rec.source,
+        level=rec.level,
+        time=rec.time or pre.time,
+        host=rec.host or pre.host,
+        pid=rec.pid or pre.pid,
+        rank=pre.rank if pre.rank is not None else rec.rank,
+        local_rank=pre.local_rank if pre.local_rank is not None else rec.local_rank,
+        template=mask(body[rec.start:].strip()),
+        params=p,
+    )
+
+
+def parse(lines: Iterable[tuple[int, str]], path: str = "-") -> Iterator[Event]:
+    """Turn ``(line_number, text)`` pairs into events, in input order (a traceback is emitted when it ends).
+
+    Args:
+        lines: cleaned lines, e.g. from ``read.iter_lines``.
+        path: the file name to record on each event.
+
+    Yields:
+        ``Event`` objects; blank lines yield nothing. ``seq`` is left 0 (the analyzer numbers events).
+    """
+    open_tbs: dict[tuple, tuple[Traceback, prefix.Prefix]] = {}
+    summary = SummaryBlock()
+    strip = prefix.strip
+
+    def finish_tb(key: tuple) -> Event:
+        tb, pre = open_tbs.pop(key)
+        params = tb.params()
+        level = "error"
+        rec = Recognised("python", level)
+        head = tb.lines[-1] if tb.exc_type else tb.lines[0]
+        return _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), strip(head)[1], pre, rec, params)
+
+    def summary_event(entry: Any, pre: prefix.Prefix) -> Event:
+        params = entry.params()
+        rec = Recognised("elastic", "error", time=params.pop("time"), host=params.get("host"),
+                         pid=params.get("pid"), rank=params.get("rank"), local_rank=params.get("local_rank"))
+        text = "\n".join(entry.lines)
+        return _event(path, entry.line, entry.end_line or entry.line, text, text, prefix.Prefix(), rec, params)
+
+    for line_no, text in lines:
+        if not text or text.isspace():
+            continue
+        pre, body = strip(text)
+        key = (pre.rank, pre.local_rank, pre.pid, pre.host, pre.actor)
+
+        tb_state = open_tbs.get(key)
+        if tb_state is not None:
+            status = tb_state[0].add(line_no, text, body)
+            if status == "more":
+                continue
+            if status == "done":
+                yield finish_tb(key)
+                continue
+            if tb_state[0].stale:
+                yield finish_tb(key)
+        if body.startswith(HEADER) or body.lstrip().startswith(HEADER):
+            if key in open_tbs:
+                yield finish_tb(key)
+            open_tbs[key] = (Traceback(line_no, [text], line_no), pre)
+            continue
+
+        consumed, entry = summary.feed(line_no, text, body)
+        if entry is not None:
+            yield summary_event(entry, pre)
+        if consumed:
+            continue
+
+        yield _event(path, line_no, line_no, text, body, pre, _recognise(body, pre))
+
+    entry = summary.close()
+    if entry is not None:
+        yield summary_event(entry, prefix.Prefix())
+    for key in list(open_tbs):
+        yield finish_tb(key)
+
+
+def parse_text(text: str, path: str = "-") -> list[Event]:
+    """Parse a string (e.g. a rule example): lines are cleaned as the reader does. Returns all events."""
+    from ..read import clean_line
+
+    return list(parse(((i, clean_line(s.encode())) for i, s in enumerate(text.splitlines(), 1)), path))

@@ -1,0 +1,105 @@
+"""The torchrun/elastic failure summary printed with ``ChildFailedError``.
+
+Format from ``torch/distributed/elastic/multiprocessing/errors/__init__.py`` (``ChildFailedError.format_msg``)::
+
+    Root Cause (first observed failure):
+    [0]:
+      time      : 2024-05-01_10:00:00
+      host      : node-1
+      rank      : 1 (local_rank: 1)
+      exitcode  : -9 (pid: 1234)
+      error_file: <N/A>
+      traceback : Signal 9 (SIGKILL) received by PID 1234
+
+Each ``[i]:`` entry (under ``Failures:`` or ``Root Cause``) becomes one event whose params hold the fields.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+
+from . import timestamps
+
+_SECTION = regex.compile(r"\s*(?P<root>Root Cause \(first observed failure\)|Failures):\s*$")
+_ENTRY = regex.compile(r"\s*\[(?P<i>\d+)\]:\s*$")
+_FIELD = regex.compile(r"\s+(?P<key>[a-z_]+)\s*:\s?(?P<value>.*)$")
+_RANK = regex.compile(r"(?P<rank>-?\d+)(?: \(local_rank: (?P<lr>\d+)\))?")
+_EXIT = regex.compile(r"(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?")
+_TIME = regex.compile(r"(?P<date>\d{4}-\d\d-\d\d)_(?P<clock>\d\d:\d\d:\d\d)")
+
+
+@dataclass
+class Entry:
+    """One ``[i]:`` entry being collected."""
+
+    line: int
+    root: bool
+    lines: list[str] = field(default_factory=list)
+    end_line: int = 0
+    fields: dict[str, str] = field(default_factory=dict)
+
+    def params(self) -> dict[str, Any]:
+        """Typed fields: ``rank``, ``local_rank``, ``host``, ``exitcode``, ``pid``, ``error_file``, ``time``, ``root``."""
+        f = self.fields
+        out: dict[str, Any] = {"root": self.root, "host": f.get("host"), "error_file": f.get("error_file"),
+                               "traceback": f.get("traceback", "")}
+        r = _RANK.match(f.get("rank", ""))
+        if r:
+            out["rank"] = int(r["rank"])
+            out["local_rank"] = int(r["lr"]) if r["lr"] else None
+        e = _EXIT.match(f.get("exitcode", ""))
+        if e:
+            out["exitcode"] = int(e["code"])
+            out["pid"] = int(e["pid"]) if e["pid"] else None
+        t = _TIME.match(f.get("time", ""))
+        out["time"] = timestamps.full(t["date"], t["clock"]) if t else None
+        return out
+
+
+class SummaryBlock:
+    """State machine over the summary; ``feed`` returns finished entries."""
+
+    def __init__(self) -> None:
+        self.root: bool | None = None  # inside a section when not None
+        self.entry: Entry | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.root is not None
+
+    def feed(self, line_no: int, text: str, body: str) -> tuple[bool, Entry | None]:
+        """Returns ``(consumed, finished_entry)``; an unconsumed line is parsed as an ordinary line."""
+        s = _SECTION.match(body)
+        if s:
+            done = self._finish()
+            self.root = s["root"].startswith("Root")
+            return False, done
+        if self.root is None:
+            return False, None
+        e = _ENTRY.match(body)
+        if e:
+            done = self._finish()
+            self.entry = Entry(line_no, self.root, [text], line_no)
+            return True, done
+        f = _FIELD.match(body)
+        if f and self.entry is not None:
+            self.entry.fields[f["key"]] = f["value"].strip()
+            self.entry.lines.append(text)
+            self.entry.end_line = line_no
+            return True, None
+        if body.strip() in ("<NO_OTHER_FAILURES>", ""):
+            return False, None
+        # a ---- or ==== rule, or anything else, ends the section
+        done = self._finish()
+        self.root = None
+        return False, done
+
+    def _finish(self) -> Entry | None:
+        e, self.entry = self.entry, None
+        return e
+
+    def close(self) -> Entry | None:
+        self.root = None
+        return self._finish()

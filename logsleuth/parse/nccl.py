@@ -1,0 +1,35 @@
+"""NCCL debug lines (``NCCL_DEBUG=INFO|WARN``): ``host:pid:tid [cudaDev] NCCL INFO|WARN message``.
+
+Format from NCCL's ``src/debug.cc`` (``ncclDebugLog``): ``"%s:%d:%d [%d] NCCL %s "`` with hostname, pid,
+tid, CUDA device; continuation lines of a WARN carry the same prefix with a ``file.cc:line`` instead of ``NCCL``.
+"""
+from __future__ import annotations
+
+import regex
+
+from .record import Recognised
+
+_LINE = regex.compile(
+    r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+|[a-z]+)\] "
+    r"(?:NCCL (?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|h|cu|cpp)):\d+)"
+)
+_LEVELS = {"INFO": "info", "TRACE": "debug", "WARN": "warning", "ERROR": "error", "ABORT": "error", None: "warning"}
+# "comm 0x55d5 rank 3 nranks 8 cudaDev 3 ..." names the communicator rank
+_COMM_RANK = regex.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)")
+
+
+def recognise(body: str) -> Recognised | None:
+    """Recognise a NCCL line; None when ``body`` is not one."""
+    if " [" not in body or ":" not in body:
+        return None
+    m = _LINE.match(body)
+    if not m:
+        return None
+    rec = Recognised("nccl", _LEVELS[m["lvl"]], host=m["host"], pid=int(m["pid"]), start=m.end())
+    if m["dev"].isdigit():
+        rec.params["cuda_dev"] = int(m["dev"])
+    r = _COMM_RANK.search(body, m.end())
+    if r:
+        rec.rank = int(r["rank"])
+        rec.params["nranks"] = int(r["nranks"])
+    return rec

@@ -1,0 +1,71 @@
+"""Python ``logging`` lines of trainers and libraries, and unstructured lines (level inferred).
+
+Covers ``LEVEL:logger:msg`` (logging's default), ``logger - LEVEL - msg`` / ``- LEVEL - msg``, ``[LEVEL] msg``,
+``| LEVEL |`` (loguru), and ``LEVEL msg``. The logger name picks the source (``torch.distributed.elastic`` ->
+elastic, ``vllm`` -> vllm, ``deepspeed`` -> deepspeed, ``ray`` -> ray, otherwise trainer).
+"""
+from __future__ import annotations
+
+import regex
+
+from .record import Recognised
+
+_LEVEL_WORDS = "DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
+_LINE = regex.compile(
+    rf"(?:(?P<l1>{_LEVEL_WORDS}):(?P<name>[\w.]+):"
+    rf"|(?:(?P<name2>[\w.]+) - )?(?P<l2>{_LEVEL_WORDS}) - "
+    rf"|(?:(?P<name3>[\w.]+):? )?\[(?P<l3>{_LEVEL_WORDS})\] ?"
+    rf"|\|\s*(?P<l4>{_LEVEL_WORDS})\s*\|"
+    rf"|(?P<l5>{_LEVEL_WORDS})(?::| )\s*)"
+)
+_LEVELS = {"WARN": "warning", "CRITICAL": "fatal", "FATAL": "fatal"}
+# An unstructured line is an error when it is an exception line, a fatal signal, or says ERROR/FATAL.
+_ERROR = regex.compile(
+    r"(?:^\s*(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Interrupt)(?:\([\w.]+\))?(?::|$))"
+    r"|\b(?:ERROR|FATAL|CRITICAL)\b|Segmentation fault|core dumped|\bKilled\b$|^Aborted"
+)
+_WARN = regex.compile(r"\b(?:WARNING|WARN)\b|^\s*\w*Warning:")
+_TRAINER = regex.compile(r"(?i:\b(?:step|epoch|iter(?:ation)?|loss|lr|it/s|s/it|train|eval)\b)")
+
+
+def _source_for(name: str | None) -> str:
+    if not name:
+        return "trainer"
+    if name.startswith("torch.distributed.elastic") or name.startswith("torch.distributed.run"):
+        return "elastic"
+    for prefix in ("vllm", "deepspeed", "ray", "torch"):
+        if name.startswith(prefix) or name.lower().startswith(prefix):
+            return prefix
+    return "trainer"
+
+
+def recognise(body: str) -> Recognised | None:
+    """Recognise a Python logging line; None when ``body`` is not one."""
+    m = _LINE.match(body)
+    if not m:
+        if "torch.distributed.elastic" in body[:80]:
+            # "[2024-..] torch.distributed.elastic.multiprocessing.api: [WARNING] msg" after the timestamp is stripped
+            lvl = regex.search(rf"\[({_LEVEL_WORDS})\]", body[:120])
+            level = _LEVELS.get(lvl.group(1), lvl.group(1).lower()) if lvl else infer_level(body)
+            return Recognised("elastic", level)
+        return None
+    word = m["l1"] or m["l2"] or m["l3"] or m["l4"] or m["l5"]
+    level = _LEVELS.get(word, word.lower())
+    name = m["name"] or m["name2"] or m["name3"]
+    return Recognised(_source_for(name), level, start=m.end())
+
+
+def infer_level(body: str) -> str:
+    """Level of an unstructured line: ``error`` for exception lines/fatal signals/``ERROR``, ``warning``, else ``info``."""
+    if _ERROR.search(body):
+        return "error"
+    if _WARN.search(body):
+        return "warning"
+    return "info"
+
+
+def fallback(body: str) -> Recognised:
+    """Classify a line no recogniser claimed: trainer progress or ``other``, level inferred."""
+    level = infer_level(body)
+    source = "trainer" if level == "info" and _TRAINER.search(body) else "other"
+    return Recognised(source, level)

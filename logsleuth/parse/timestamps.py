@@ -1,0 +1,46 @@
+"""Timestamps in the formats training stacks print.
+
+Year-less clocks (glog ``I1121 10:00:00.123``, vLLM ``01-22 20:05:19``) get ``YEARLESS`` as their year so they
+still order within a job; reports print them as ``--MM-DDTHH:MM:SS``.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+YEARLESS = 1900
+
+
+def full(date: str, clock: str) -> datetime | None:
+    """``2024-05-01`` + ``10:00:00,123`` (or ``.123456``) -> datetime; None when out of range."""
+    try:
+        y, mo, d = int(date[0:4]), int(date[5:7]), int(date[8:10])
+        return datetime(y, mo, d, *_clock(clock))
+    except ValueError:
+        return None
+
+
+def yearless(month: str, day: str, clock: str) -> datetime | None:
+    """``11``, ``21``, ``10:00:00.123`` -> datetime in year ``YEARLESS``; None when out of range."""
+    try:
+        return datetime(YEARLESS, int(month), int(day), *_clock(clock))
+    except ValueError:
+        return None
+
+
+def _clock(clock: str) -> tuple[int, int, int, int]:
+    h, m, rest = clock.split(":", 2)
+    if "." in rest or "," in rest:
+        s, frac = rest.replace(",", ".").split(".", 1)
+        micro = int((frac + "000000")[:6])
+    else:
+        s, micro = rest, 0
+    return int(h), int(m), int(s), micro
+
+
+def iso(time: datetime | None) -> str | None:
+    """ISO 8601 text; ``--MM-DDTHH:MM:SS`` for year-less times."""
+    if time is None:
+        return None
+    if time.year == YEARLESS:
+        return "--" + time.isoformat()[5:]
+    return time.isoformat()

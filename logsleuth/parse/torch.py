@@ -1,0 +1,40 @@
+"""PyTorch c10d / glog-style lines.
+
+Formats (PyTorch ``c10/util/Logging.cpp`` and ``torch/_logging``):
+``[E1121 10:00:00.123456 1234 ProcessGroupNCCL.cpp:1234] msg`` (torch >= 2.2, bracketed, tid optional),
+``[E ProcessGroupNCCL.cpp:475] msg`` / ``[W socket.cpp:601] [c10d] msg`` (older), and the unbracketed
+``W1121 10:00:00.123000 1234 torch/distributed/elastic/multiprocessing/api.py:897] msg`` that torch >= 2.4's
+Python loggers print. A file path under ``distributed/elastic`` or ``distributed/run`` marks the elastic agent.
+"""
+from __future__ import annotations
+
+import regex
+
+from . import timestamps
+from .record import Recognised
+
+_GLOG = regex.compile(
+    r"\[?(?P<lvl>[IWEF])(?:(?P<mo>\d\d)(?P<d>\d\d) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)(?: +(?P<tid>\d+))? | )"
+    r"(?P<file>[^\s\]:]+):(?P<ln>\d+)\]"
+)
+_LEVELS = {"I": "info", "W": "warning", "E": "error", "F": "fatal"}
+_RANK_IN_MSG = regex.compile(r"\[(?:PG [^\]]*)?\s*Rank (?P<rank>\d+)\]|\bRank (?P<rank2>\d+)\b")
+
+
+def recognise(body: str) -> Recognised | None:
+    """Recognise a glog-style torch line; None when ``body`` is not one."""
+    if not body or body[0] not in "[IWEF":
+        return None
+    m = _GLOG.match(body)
+    if not m:
+        return None
+    file = m["file"]
+    source = "elastic" if ("elastic" in file or "distributed/run" in file) else "torch"
+    rec = Recognised(source, _LEVELS[m["lvl"]], start=m.end())
+    if m["clock"]:
+        rec.time = timestamps.yearless(m["mo"], m["d"], m["clock"])
+    rec.params["file"] = file
+    r = _RANK_IN_MSG.search(body, m.end(), m.end() + 120)
+    if r:
+        rec.rank = int(r["rank"] or r["rank2"])
+    return rec

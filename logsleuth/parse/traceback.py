@@ -1,0 +1,75 @@
+"""Python tracebacks assembled into one event: exception type, message, frames and the user's frame.
+
+A traceback is collected per output stream (rank/pid/host prefix), so tracebacks of ranks whose lines carry
+prefixes (``[rank1]:``, ``(Actor pid=12)``) are kept apart even when interleaved. Format from CPython's
+``traceback.format_exception``: a ``Traceback (most recent call last):`` header, indented ``File "...", line N,
+in func`` frames with code and ``^^^`` markers, then the unindented ``Type: message`` line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+
+HEADER = "Traceback (most recent call last):"
+_FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+_EXC = regex.compile(
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
+    r"(?:\((?P<inner>[\w.]+)\))?)(?::\s?(?P<msg>.*))?$"
+)
+# frames in these places are library code; the last frame outside them is the user's
+_LIBRARY = regex.compile(r"site-packages|dist-packages|/lib/python3[\d.]*/|<frozen|^<string>|/torch/|/ray/_private/")
+MAX_FOREIGN = 50  # lines of other output tolerated inside one traceback before it is closed as incomplete
+
+
+@dataclass
+class Traceback:
+    """A traceback being collected; ``lines`` are the original texts."""
+
+    line: int
+    lines: list[str] = field(default_factory=list)
+    end_line: int = 0
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    exc_type: str | None = None
+    exc_inner: str | None = None
+    exc_message: str = ""
+    foreign: int = 0
+
+    def add(self, line_no: int, text: str, body: str) -> str:
+        """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete) or ``foreign``."""
+        if not body or body[0] in " \t":
+            self.lines.append(text)
+            self.end_line = line_no
+            f = _FRAME.match(body)
+            if f:
+                self.frames.append({"file": f["file"], "line": int(f["line"]), "func": f["func"]})
+            self.foreign = 0
+            return "more"
+        m = _EXC.match(body)
+        if m:
+            self.lines.append(text)
+            self.end_line = line_no
+            self.exc_type = m["type"]
+            self.exc_inner = m["inner"]
+            self.exc_message = (m["msg"] or "").strip()
+            return "done"
+        self.foreign += 1
+        return "foreign"
+
+    @property
+    def stale(self) -> bool:
+        return self.foreign > MAX_FOREIGN
+
+    def params(self) -> dict[str, Any]:
+        """``exc_type``, ``exc_inner``, ``exc_message``, ``frames`` and ``user_frame`` (``file:line in func``)."""
+        user = next((f for f in reversed(self.frames) if not _LIBRARY.search(f["file"])), None)
+        return {
+            "exc_type": self.exc_type or "",
+            "exc_short": (self.exc_type or "").rsplit(".", 1)[-1],
+            "exc_inner": self.exc_inner or "",
+            "exc_message": self.exc_message,
+            "frames": self.frames,
+            "user_frame": f"{user['file']}:{user['line']} in {user['func']}" if user else "",
+            "complete": self.exc_type is not None,
+        }

@@ -1,0 +1,133 @@
+"""Render a ``Diagnosis``: ``to_dict`` (the JSON contract, ``schema_version: 1``) and jinja2 templates for
+text, markdown and html (``reports/<format>.j2``; ``--template-dir`` overrides by file name).
+
+Every format renders from the same redacted dict, so a secret redacted for one is redacted for all.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from .errors import LogsleuthError
+from .parse.timestamps import iso
+from .redact import HostMap, redact
+from .taxonomy import title as taxonomy_title
+from .types import Diagnosis, Event, Match
+
+SCHEMA_VERSION = 1
+FORMATS = ("text", "markdown", "html", "json")
+MAX_TEXT = 2000  # characters of one evidence text kept in reports (tracebacks are longer: their tail is kept)
+
+
+def builtin_reports_dir() -> Path:
+    """Templates shipped with the package (wheel: ``logsleuth/_data/reports``; checkout: ``<repo>/reports``)."""
+    here = Path(__file__).resolve().parent
+    for cand in (here / "_data" / "reports", here.parent / "reports"):
+        if cand.is_dir():
+            return cand
+    raise LogsleuthError("built-in report templates not found (broken install?)", str(here / "_data" / "reports"))
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    return "…" + text[-MAX_TEXT:]
+
+
+def _event(e: Event) -> dict[str, Any]:
+    return {"path": e.path, "line": e.line, "end_line": e.end_line, "time": iso(e.time), "host": e.host,
+            "rank": e.rank, "local_rank": e.local_rank, "pid": e.pid, "source": e.source, "level": e.level,
+            "text": _clip(e.text)}
+
+
+def _match(m: Match) -> dict[str, Any]:
+    d = _event(m.event)
+    d.update({"id": m.root_cause, "rule_id": m.rule_id, "role": m.role, "confidence": m.confidence})
+    return d
+
+
+def to_dict(d: Diagnosis) -> dict[str, Any]:
+    """The public JSON shape (design.md "Public contract"), unredacted."""
+    ff = d.first_failure
+    evidence = [_match(m) for m in d.evidence] or [
+        dict(_event(e), rule_id=None) for e in d.unexplained[:10]]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "verdict": d.verdict,
+        "root_cause": {
+            "id": d.root_cause,
+            "title": d.title or taxonomy_title(d.root_cause),
+            "message": d.message,
+            "confidence": d.confidence,
+            "method": d.method,
+            "rule_id": d.rule_id,
+            "severity": d.severity,
+        },
+        "first_failure": _event(ff) if ff else None,
+        "hypotheses": [{"id": h.root_cause, "confidence": h.confidence, "method": h.method, "rule_id": h.rule_id,
+                        "line": h.evidence[0].event.line if h.evidence else None,
+                        "path": h.evidence[0].event.path if h.evidence else None} for h in d.hypotheses],
+        "symptoms": [_match(m) for m in d.symptoms],
+        "evidence": evidence,
+        "unexplained": [_event(e) for e in d.unexplained],
+        "fix": {"summary": d.fix.summary, "steps": list(d.fix.steps), "references": list(d.fix.references)},
+        "versions": dict(d.versions),
+        "stats": dict(d.stats),
+    }
+
+
+def prepare(d: Diagnosis | dict[str, Any], *, redact_secrets: bool = True, redact_hosts: bool = False) -> dict[str, Any]:
+    """The dict every format renders from: ``to_dict`` (or a saved JSON result) with redaction applied."""
+    data = to_dict(d) if isinstance(d, Diagnosis) else d
+    if not redact_secrets and not redact_hosts:
+        return data
+    hosts = HostMap() if redact_hosts else None
+    if hosts is not None:
+        for e in [data.get("first_failure") or {}, *data.get("evidence", []), *data.get("symptoms", [])]:
+            hosts.add(e.get("host"))
+    return redact(data, hosts, secrets=redact_secrets)
+
+
+def render(
+    d: Diagnosis | dict[str, Any],
+    fmt: str = "text",
+    *,
+    redact_secrets: bool = True,
+    redact_hosts: bool = False,
+    template_dir: str | os.PathLike[str] | None = None,
+) -> str:
+    """Render a diagnosis (or a saved JSON result) as ``text``, ``markdown``, ``html`` or ``json``.
+
+    Args:
+        d: the diagnosis, or the dict a previous ``-f json`` run wrote.
+        fmt: one of ``FORMATS``.
+        redact_secrets: replace tokens/keys/passwords by ``[REDACTED]`` (default on).
+        redact_hosts: also replace host names and IPs by ``node-1``, ``node-2``... consistently.
+        template_dir: a directory whose ``<fmt>.j2`` overrides the built-in template.
+
+    Raises:
+        LogsleuthError: unknown format, or a template that fails to render.
+    """
+    if fmt not in FORMATS:
+        raise LogsleuthError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    data = prepare(d, redact_secrets=redact_secrets, redact_hosts=redact_hosts)
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    dirs = [str(template_dir)] if template_dir else []
+    dirs.append(str(builtin_reports_dir()))
+    env = Environment(
+        loader=FileSystemLoader(dirs),
+        autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+    )
+    name = "html.html.j2" if fmt == "html" else f"{fmt}.j2"
+    try:
+        return env.get_template(name).render(d=data, taxonomy_title=taxonomy_title)
+    except Exception as exc:  # jinja2 raises many types; surface one clear error
+        raise LogsleuthError(f"template {name} failed to render: {exc}") from exc

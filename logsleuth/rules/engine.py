@@ -1,0 +1,196 @@
+"""Compile rules and run them over events.
+
+Every event's text first meets one combined prefilter regex (all rules' ``match`` patterns, named groups
+removed); only events it hits are tried rule by rule. Context patterns (``requires``/``boosts``/``lowers``)
+are searched in every line the same way and remembered as a set of hit pattern indexes, so memory stays flat.
+User regexes run with a timeout (``regex``'s ``timeout=``); a pattern that times out counts as no match.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from ..errors import RuleError
+from ..types import SEVERITY_RANK, Event, Match
+from .loader import RuleFile, load_file, rule_paths
+from .schema import RuleSpec
+from .validate import validate
+
+REGEX_TIMEOUT_S = 0.25  # per search; a catastrophic pattern costs at most this per event
+BASE_CONFIDENCE = {"info": 0.5, "low": 0.6, "medium": 0.75, "high": 0.85, "critical": 0.92}
+BOOST = 0.04
+LOWER = 0.15
+_NAMED = regex.compile(r"\(\?P<\w+>")
+_SCALARS = (str, int, float, bool)
+
+
+def builtin_rules_dir() -> Path:
+    """The rules shipped with the package (wheel: ``logsleuth/_data/rules``; checkout: ``<repo>/rules``)."""
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here / "_data" / "rules", here.parent / "rules"):
+        if cand.is_dir():
+            return cand
+    raise RuleError("built-in rules not found (broken install?)", str(here / "_data" / "rules"))
+
+
+def _combine(patterns: Sequence[str]) -> regex.Pattern[str] | None:
+    if not patterns:
+        return None
+    try:
+        return regex.compile("|".join(f"(?:{_NAMED.sub('(?:', p)})" for p in patterns))
+    except regex.error:
+        return None  # e.g. a backreference to a removed name: fall back to no prefilter
+
+
+@dataclass
+class CompiledRule:
+    """A rule with its patterns compiled; ``context_ids`` index into ``RuleSet.context_patterns``."""
+
+    spec: RuleSpec
+    path: str
+    any: list[regex.Pattern[str]]
+    all: list[regex.Pattern[str]]
+    none: list[regex.Pattern[str]]
+    requires: list[int] = field(default_factory=list)
+    boosts: list[int] = field(default_factory=list)
+    lowers: list[int] = field(default_factory=list)
+    sources: frozenset[str] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+
+def _search(p: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+    try:
+        return p.search(text, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        return None
+
+
+class RuleSet:
+    """All rules, ready to match.
+
+    Args:
+        rule_files: loaded (and validated) rules.
+    """
+
+    def __init__(self, rule_files: Sequence[RuleFile]) -> None:
+        self.files = list(rule_files)
+        self.context_patterns: list[regex.Pattern[str]] = []
+        ctx_index: dict[str, int] = {}
+
+        def ctx(p: str) -> int:
+            if p not in ctx_index:
+                ctx_index[p] = len(self.context_patterns)
+                self.context_patterns.append(regex.compile(p))
+            return ctx_index[p]
+
+        self.rules: list[CompiledRule] = []
+        for rf in self.files:
+            s = rf.spec
+            self.rules.append(CompiledRule(
+                spec=s, path=rf.path,
+                any=[regex.compile(p) for p in s.match.any],
+                all=[regex.compile(p) for p in s.match.all],
+                none=[regex.compile(p) for p in s.match.none],
+                requires=[ctx(p) for p in s.context.requires],
+                boosts=[ctx(p) for p in s.context.boosts],
+                lowers=[ctx(p) for p in s.context.lowers],
+                sources=frozenset(s.sources) if s.sources else None,
+            ))
+        self.by_id = {r.id: r for r in self.rules}
+        self._prefilter = _combine([p for rf in self.files for p in (*rf.spec.match.any, *rf.spec.match.all)])
+        self._ctx_prefilter = _combine([p.pattern for p in self.context_patterns])
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def match_event(self, event: Event) -> list[Match]:
+        """All rules that fire on ``event`` (before context: ``requires``/``boosts`` are applied by ``finalize``)."""
+        text = event.text
+        if self._prefilter is not None and _search(self._prefilter, text) is None:
+            return []
+        out: list[Match] = []
+        for rule in self.rules:
+            if rule.sources is not None and event.source not in rule.sources:
+                continue
+            groups: dict[str, Any] = {}
+            if rule.any:
+                for p in rule.any:
+                    m = _search(p, text)
+                    if m:
+                        groups.update(m.groupdict())
+                        break
+                else:
+                    continue
+            ok = True
+            for p in rule.all:
+                m = _search(p, text)
+                if not m:
+                    ok = False
+                    break
+                groups.update(m.groupdict())
+            if not ok or any(_search(p, text) for p in rule.none):
+                continue
+            values = {k: v for k, v in event.params.items() if isinstance(v, _SCALARS)}
+            values.update({"rank": event.rank, "local_rank": event.local_rank, "host": event.host, "pid": event.pid})
+            values.update({k: v for k, v in groups.items() if v is not None})
+            s = rule.spec
+            out.append(Match(s.id, s.root_cause, s.role, event, values, s.severity, s.priority,
+                             BASE_CONFIDENCE[s.severity]))
+        return out
+
+    def context_hits(self, text: str, hits: set[int]) -> None:
+        """Add to ``hits`` the indexes of context patterns found in ``text`` (one line or event)."""
+        if self._ctx_prefilter is None or len(hits) == len(self.context_patterns):
+            return
+        if _search(self._ctx_prefilter, text) is None:
+            return
+        for i, p in enumerate(self.context_patterns):
+            if i not in hits and _search(p, text):
+                hits.add(i)
+
+    def finalize(self, matches: Iterable[Match], hits: set[int]) -> list[Match]:
+        """Apply context: drop matches whose rule ``requires`` a line that never occurred; set confidences."""
+        out = []
+        for m in matches:
+            rule = self.by_id[m.rule_id]
+            if rule.requires and not any(i in hits for i in rule.requires):
+                continue
+            conf = BASE_CONFIDENCE[m.severity]
+            conf += BOOST * sum(1 for i in rule.boosts if i in hits)
+            conf -= LOWER * sum(1 for i in rule.lowers if i in hits)
+            conf = round(min(0.99, max(0.05, conf)), 3)
+            out.append(Match(m.rule_id, m.root_cause, m.role, m.event, m.groups, m.severity, m.priority, conf))
+        return out
+
+
+def load_rules(extra_dirs: Iterable[str | os.PathLike[str]] = (), builtin: bool = True) -> RuleSet:
+    """Load, validate and compile rules.
+
+    Args:
+        extra_dirs: user rule directories, added after the built-in rules; a file with the same name (== id) overrides.
+        builtin: include the rules shipped with logsleuth.
+
+    Raises:
+        RuleError: the first invalid rule, naming ``path:line`` and the problem.
+    """
+    dirs: list[str | os.PathLike[str]] = [builtin_rules_dir()] if builtin else []
+    dirs.extend(extra_dirs)
+    files = [load_file(p) for p in rule_paths(dirs)]
+    problems = validate(files)
+    if problems:
+        where, msg = problems[0]
+        more = f" (and {len(problems) - 1} more problems; run 'logsleuth rules validate')" if len(problems) > 1 else ""
+        raise RuleError(msg + more, where)
+    return RuleSet(files)
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITY_RANK[severity]

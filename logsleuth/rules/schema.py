@@ -1,0 +1,56 @@
+"""The rule file format (one YAML file per rule), as a pydantic model. See design.md "Rule format"."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SourceName = Literal["nccl", "torch", "elastic", "ray", "vllm", "deepspeed", "python", "trainer", "other"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MatchSpec(_Strict):
+    """Regexes (``regex`` module syntax) searched in an event's text: ``any`` one, ``all`` of them, ``none`` of them."""
+
+    any: list[str] = Field(default_factory=list)
+    all: list[str] = Field(default_factory=list)
+    none: list[str] = Field(default_factory=list)
+
+
+class ContextSpec(_Strict):
+    """Regexes searched in every line of the log: ``requires`` (one must occur or the rule does not fire),
+    ``boosts`` (each occurring raises confidence), ``lowers`` (each occurring lowers it)."""
+
+    requires: list[str] = Field(default_factory=list)
+    boosts: list[str] = Field(default_factory=list)
+    lowers: list[str] = Field(default_factory=list)
+
+
+class Examples(_Strict):
+    """Log text the rule must match, and near-misses it must not; run by the test suite through the real parser."""
+
+    match: list[str] = Field(min_length=1)
+    no_match: list[str] = Field(min_length=1)
+
+
+class RuleSpec(_Strict):
+    """One rule. ``message`` is ``str.format`` over the named groups; ``fix`` is a sandboxed jinja2 template
+    whose first paragraph is the summary and whose ``- `` lines are the steps."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    root_cause: str
+    role: Literal["cause", "symptom"]
+    title: str = Field(min_length=1)
+    severity: Literal["info", "low", "medium", "high", "critical"]
+    priority: int = Field(default=50, ge=0, le=100)
+    sources: list[SourceName] | None = None
+    match: MatchSpec
+    context: ContextSpec = ContextSpec()
+    explains: list[str] = Field(default_factory=list)
+    message: str = Field(min_length=1)
+    fix: str = Field(min_length=1)
+    references: list[str] = Field(default_factory=list)
+    examples: Examples

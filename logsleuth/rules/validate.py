@@ -1,0 +1,147 @@
+"""Rule validators: small classes, one check each, found automatically (pySigma's validator pattern).
+
+Each validator's ``check(rule_file)`` returns a list of ``(where, message)``; ``CrossRuleValidator`` subclasses
+see all rules at once.
+"""
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable
+
+import regex
+from jinja2 import TemplateSyntaxError
+
+from ..taxonomy import ROOT_CAUSES
+from .loader import RuleFile
+from .render import ENV, PARAM_NAMES
+
+Problem = tuple[str, str]
+
+
+def _patterns(rf: RuleFile) -> Iterable[tuple[str, str]]:
+    s = rf.spec
+    for section, items in (("match.any", s.match.any), ("match.all", s.match.all), ("match.none", s.match.none),
+                           ("context.requires", s.context.requires), ("context.boosts", s.context.boosts),
+                           ("context.lowers", s.context.lowers)):
+        for i, p in enumerate(items):
+            yield f"{section}.{i}", p
+
+
+def group_names(rf: RuleFile) -> set[str]:
+    """Named groups of the rule's ``match.any``/``match.all`` patterns (those that compile)."""
+    names: set[str] = set()
+    for p in (*rf.spec.match.any, *rf.spec.match.all):
+        try:
+            names.update(regex.compile(p).groupindex)
+        except regex.error:
+            pass
+    return names
+
+
+class Validator:
+    """One check on one rule."""
+
+    def check(self, rf: RuleFile) -> list[Problem]:
+        raise NotImplementedError
+
+
+class CrossRuleValidator:
+    """One check across all rules."""
+
+    def check_all(self, rfs: list[RuleFile]) -> list[Problem]:
+        raise NotImplementedError
+
+
+class IdMatchesFileName(Validator):
+    def check(self, rf: RuleFile) -> list[Problem]:
+        stem = rf.path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if rf.spec.id != stem:
+            return [(rf.where("id"), f"id {rf.spec.id!r} must equal the file name {stem!r}")]
+        return []
+
+
+class KnownRootCause(Validator):
+    def check(self, rf: RuleFile) -> list[Problem]:
+        out = []
+        if rf.spec.root_cause not in ROOT_CAUSES:
+            out.append((rf.where("root_cause"), f"unknown root_cause {rf.spec.root_cause!r} (see taxonomy)"))
+        for i, rc in enumerate(rf.spec.explains):
+            if rc not in ROOT_CAUSES:
+                out.append((rf.where(f"explains.{i}"), f"unknown root_cause {rc!r} in explains"))
+        return out
+
+
+class RegexesCompile(Validator):
+    def check(self, rf: RuleFile) -> list[Problem]:
+        out = []
+        for where, p in _patterns(rf):
+            try:
+                regex.compile(p)
+            except regex.error as exc:
+                out.append((rf.where(where), f"regex does not compile: {exc}"))
+                continue
+            if regex.search(r"(?<!\\)\(\?[aiLmsux]+\)", p[1:]):
+                out.append((rf.where(where), "global inline flags must come first; use a scoped group like (?i:...)"))
+        return out
+
+
+class HasMatchPattern(Validator):
+    def check(self, rf: RuleFile) -> list[Problem]:
+        if not rf.spec.match.any and not rf.spec.match.all:
+            return [(rf.where("match"), "match needs at least one 'any' or 'all' pattern")]
+        return []
+
+
+class MessagePlaceholdersAreGroups(Validator):
+    def check(self, rf: RuleFile) -> list[Problem]:
+        known = group_names(rf) | PARAM_NAMES
+        out = []
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(rf.spec.message) if f]
+        except ValueError as exc:
+            return [(rf.where("message"), f"message is not a valid format string: {exc}")]
+        for f in fields:
+            name = regex.split(r"[.\[!:]", f, maxsplit=1)[0]
+            if name not in known:
+                out.append((rf.where("message"), f"message placeholder {{{name}}} is not a named group of the rule"))
+        return out
+
+
+class FixTemplateCompiles(Validator):
+    def check(self, rf: RuleFile) -> list[Problem]:
+        try:
+            ENV.from_string(rf.spec.fix)
+        except TemplateSyntaxError as exc:
+            return [(rf.where("fix"), f"fix is not a valid jinja2 template: {exc.message}")]
+        return []
+
+
+class UniqueIds(CrossRuleValidator):
+    def check_all(self, rfs: list[RuleFile]) -> list[Problem]:
+        seen: dict[str, RuleFile] = {}
+        out = []
+        for rf in rfs:
+            if rf.spec.id in seen:
+                out.append((rf.where("id"), f"duplicate rule id {rf.spec.id!r} (also {seen[rf.spec.id].path})"))
+            seen[rf.spec.id] = rf
+        return out
+
+
+def _all_subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out.append(sub)
+        out.extend(_all_subclasses(sub))
+    return out
+
+
+def validate(rfs: list[RuleFile]) -> list[Problem]:
+    """Run every validator; returns problems as ``(path:line, message)``, empty when all rules are valid."""
+    problems: list[Problem] = []
+    for cls in _all_subclasses(Validator):
+        v = cls()
+        for rf in rfs:
+            problems.extend(v.check(rf))
+    for cls in _all_subclasses(CrossRuleValidator):
+        problems.extend(cls().check_all(rfs))
+    return problems
