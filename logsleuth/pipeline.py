@@ -28,6 +28,7 @@ class JobState:
     context_hits: set[int] = field(default_factory=set)
     versions: dict[str, str] = field(default_factory=dict)
     elastic_root: Event | None = None
+    last_lines: dict[str, int] = field(default_factory=dict)
     events: int = 0
     error_events: int = 0
 
@@ -37,8 +38,11 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
     match_event = rules.match_event
     context_hits = rules.context_hits
     hits = state.context_hits
+    last_lines = state.last_lines
     for ev in events:
         state.events += 1
+        if ev.end_line > last_lines.get(ev.path, 0):
+            last_lines[ev.path] = ev.end_line
         text = ev.text
         context_hits(text, hits)
         find_versions(text, state.versions)
@@ -90,7 +94,7 @@ def analyze(
     if state.events == 0:
         where = files[0] if len(files) == 1 else None
         raise InputError("empty input: no log lines to analyse", where)
-    matches = rules.finalize(state.matches, state.context_hits)
+    matches = rules.finalize(state.matches, state.context_hits, state.last_lines)
     stats = {
         "bytes": read_stats.bytes,
         "lines": read_stats.lines,

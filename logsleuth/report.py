@@ -128,6 +128,8 @@ def render(
     )
     name = "html.html.j2" if fmt == "html" else f"{fmt}.j2"
     try:
-        return env.get_template(name).render(d=data, taxonomy_title=taxonomy_title)
+        from .timeline import build
+
+        return env.get_template(name).render(d=data, tl=build(data) if fmt == "html" else None)
     except Exception as exc:  # jinja2 raises many types; surface one clear error
         raise LogsleuthError(f"template {name} failed to render: {exc}") from exc

@@ -15,7 +15,7 @@ from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
 from .masking import mask
 from .record import Recognised
-from .traceback import HEADER, Traceback
+from .traceback import FRAME, HEADER, Traceback
 
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
 
@@ -113,6 +113,12 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-") -> Iterator[Event]:
             if key in open_tbs:
                 yield finish_tb(key)
             open_tbs[key] = (Traceback(line_no, [text], line_no), pre)
+            continue
+        if body.startswith("  File \"") and FRAME.match(body):
+            # a traceback pasted or printed without its header (Ray re-raises, truncated copies)
+            tb = Traceback(line_no, [], line_no)
+            tb.add(line_no, text, body)
+            open_tbs[key] = (tb, pre)
             continue
 
         consumed, entry = summary.feed(line_no, text, body)

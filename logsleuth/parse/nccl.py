@@ -11,8 +11,10 @@ from .record import Recognised
 
 _LINE = regex.compile(
     r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+|[a-z]+)\] "
-    r"(?:NCCL (?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|h|cu|cpp)):\d+)"
+    r"(?:NCCL (?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+)"
 )
+# continuation/plugin lines printed without the host prefix: "include/socket.h:344 NCCL WARN ..."
+_BARE = regex.compile(r"(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+ (?:NCCL )?(?P<lvl>INFO|WARN|ERROR)\b")
 _LEVELS = {"INFO": "info", "TRACE": "debug", "WARN": "warning", "ERROR": "error", "ABORT": "error", None: "warning"}
 # "comm 0x55d5 rank 3 nranks 8 cudaDev 3 ..." names the communicator rank
 _COMM_RANK = regex.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)")
@@ -20,11 +22,12 @@ _COMM_RANK = regex.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)")
 
 def recognise(body: str) -> Recognised | None:
     """Recognise a NCCL line; None when ``body`` is not one."""
-    if " [" not in body or ":" not in body:
+    if ":" not in body:
         return None
     m = _LINE.match(body)
     if not m:
-        return None
+        b = _BARE.match(body)
+        return Recognised("nccl", _LEVELS[b["lvl"]], start=b.end()) if b else None
     rec = Recognised("nccl", _LEVELS[m["lvl"]], host=m["host"], pid=int(m["pid"]), start=m.end())
     if m["dev"].isdigit():
         rec.params["cuda_dev"] = int(m["dev"])

@@ -10,6 +10,10 @@ import regex
 from .record import Recognised
 
 _LINE = regex.compile(r"(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?P<file>[\w.-]+\.py):(?P<ln>\d+) -- ")
+# Ray's C++ components (raylet, gcs): "[2023-07-23 15:21:29,851 E 9751 9751] (raylet) node_manager.cc:3084: msg";
+# the timestamp is stripped first, leaving "E 9751 9751] ..."
+_CPP = regex.compile(r"(?P<lvl>[IWEFD]) (?P<pid>\d+) (?P<tid>\d+)\] (?:\(\w+\) )?")
+_CPP_LEVELS = {"I": "info", "W": "warning", "E": "error", "F": "fatal", "D": "debug"}
 _WARNING = regex.compile(r"(?:Warning|WARNING|Error|ERROR):? ")
 
 
@@ -21,6 +25,9 @@ def recognise(body: str, from_ray_prefix: bool = False) -> Recognised | None:
         rec = Recognised("ray", level, start=m.end())
         rec.params["file"] = m["file"]
         return rec
+    c = _CPP.match(body)
+    if c:
+        return Recognised("ray", _CPP_LEVELS[c["lvl"]], pid=int(c["pid"]), start=c.end())
     if body.startswith("ray.exceptions.") or body.startswith("ray::"):
         return Recognised("ray", "error")
     if from_ray_prefix:

@@ -1,7 +1,8 @@
 """PyTorch c10d / glog-style lines.
 
 Formats (PyTorch ``c10/util/Logging.cpp`` and ``torch/_logging``):
-``[E1121 10:00:00.123456 1234 ProcessGroupNCCL.cpp:1234] msg`` (torch >= 2.2, bracketed, tid optional),
+``[E1121 10:00:00.123456 1234 ProcessGroupNCCL.cpp:1234] msg`` (torch >= 2.2, bracketed, tid optional; the month
+is not zero-padded in some releases: ``[E218 11:54:18.495933619 ...]``),
 ``[E ProcessGroupNCCL.cpp:475] msg`` / ``[W socket.cpp:601] [c10d] msg`` (older), and the unbracketed
 ``W1121 10:00:00.123000 1234 torch/distributed/elastic/multiprocessing/api.py:897] msg`` that torch >= 2.4's
 Python loggers print. A file path under ``distributed/elastic`` or ``distributed/run`` marks the elastic agent.
@@ -14,7 +15,7 @@ from . import timestamps
 from .record import Recognised
 
 _GLOG = regex.compile(
-    r"\[?(?P<lvl>[IWEF])(?:(?P<mo>\d\d)(?P<d>\d\d) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)(?: +(?P<tid>\d+))? | )"
+    r"\[?(?P<lvl>[IWEF])(?:(?P<mo>\d{1,2}?)(?P<d>\d\d) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)(?: +(?P<tid>\d+))? | )"
     r"(?P<file>[^\s\]:]+):(?P<ln>\d+)\]"
 )
 _LEVELS = {"I": "info", "W": "warning", "E": "error", "F": "fatal"}

@@ -13,7 +13,7 @@ from typing import Any
 import regex
 
 HEADER = "Traceback (most recent call last):"
-_FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 _EXC = regex.compile(
     r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
     r"(?:\((?P<inner>[\w.]+)\))?)(?::\s?(?P<msg>.*))?$"
@@ -41,7 +41,7 @@ class Traceback:
         if not body or body[0] in " \t":
             self.lines.append(text)
             self.end_line = line_no
-            f = _FRAME.match(body)
+            f = FRAME.match(body)
             if f:
                 self.frames.append({"file": f["file"], "line": int(f["line"]), "func": f["func"]})
             self.foreign = 0

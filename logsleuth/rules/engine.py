@@ -59,6 +59,7 @@ class CompiledRule:
     requires: list[int] = field(default_factory=list)
     boosts: list[int] = field(default_factory=list)
     lowers: list[int] = field(default_factory=list)
+    absent: list[int] = field(default_factory=list)
     sources: frozenset[str] | None = None
 
     @property
@@ -102,6 +103,7 @@ class RuleSet:
                 requires=[ctx(p) for p in s.context.requires],
                 boosts=[ctx(p) for p in s.context.boosts],
                 lowers=[ctx(p) for p in s.context.lowers],
+                absent=[ctx(p) for p in s.context.absent],
                 sources=frozenset(s.sources) if s.sources else None,
             ))
         self.by_id = {r.id: r for r in self.rules}
@@ -156,13 +158,25 @@ class RuleSet:
             if i not in hits and _search(p, text):
                 hits.add(i)
 
-    def finalize(self, matches: Iterable[Match], hits: set[int]) -> list[Match]:
-        """Apply context: drop matches whose rule ``requires`` a line that never occurred; set confidences."""
+    def finalize(self, matches: Iterable[Match], hits: set[int], last_lines: dict[str, int] | None = None) -> list[Match]:
+        """Apply context and position; set confidences.
+
+        Drops matches whose rule ``requires`` a line that never occurred, names an ``absent`` line that did occur,
+        or has ``tail_lines`` and matched farther than that from the end of its file (``last_lines``: path -> last
+        line number; without it ``tail_lines`` rules are dropped, having no end to measure from).
+        """
         out = []
         for m in matches:
             rule = self.by_id[m.rule_id]
             if rule.requires and not any(i in hits for i in rule.requires):
                 continue
+            if rule.absent and any(i in hits for i in rule.absent):
+                continue
+            tail = rule.spec.tail_lines
+            if tail is not None:
+                last = (last_lines or {}).get(m.event.path)
+                if last is None or last - m.event.line >= tail:
+                    continue
             conf = BASE_CONFIDENCE[m.severity]
             conf += BOOST * sum(1 for i in rule.boosts if i in hits)
             conf -= LOWER * sum(1 for i in rule.lowers if i in hits)

@@ -23,10 +23,12 @@ def fires(rules: RuleSet, rule_id: str, text: str) -> bool:
     rule = rules.by_id[rule_id]
     hits: set[int] = set()
     matches = []
+    last = 0
     for ev in parse_text(text, path="<example>"):
         rules.context_hits(ev.text, hits)
+        last = max(last, ev.end_line)
         matches.extend(m for m in rules.match_event(ev) if m.rule_id == rule.id)
-    return bool(rules.finalize(matches, hits))
+    return bool(rules.finalize(matches, hits, {"<example>": last}))
 
 
 def run_examples(rules: RuleSet, rule_id: str | None = None) -> list[ExampleResult]:

@@ -22,9 +22,11 @@ class MatchSpec(_Strict):
 
 class ContextSpec(_Strict):
     """Regexes searched in every line of the log: ``requires`` (one must occur or the rule does not fire),
-    ``boosts`` (each occurring raises confidence), ``lowers`` (each occurring lowers it)."""
+    ``boosts`` (each occurring raises confidence), ``lowers`` (each occurring lowers it), ``absent`` (the rule
+    fires only if none of these occurs: e.g. a set-up line with no ``Init COMPLETE`` after it)."""
 
     requires: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
     boosts: list[str] = Field(default_factory=list)
     lowers: list[str] = Field(default_factory=list)
 
@@ -50,6 +52,8 @@ class RuleSpec(_Strict):
     match: MatchSpec
     context: ContextSpec = ContextSpec()
     explains: list[str] = Field(default_factory=list)
+    # the matched event must start within this many lines of the end of its file: "the log stops here" (a hang)
+    tail_lines: int | None = Field(default=None, ge=1)
     message: str = Field(min_length=1)
     fix: str = Field(min_length=1)
     references: list[str] = Field(default_factory=list)

@@ -22,7 +22,7 @@ def _patterns(rf: RuleFile) -> Iterable[tuple[str, str]]:
     s = rf.spec
     for section, items in (("match.any", s.match.any), ("match.all", s.match.all), ("match.none", s.match.none),
                            ("context.requires", s.context.requires), ("context.boosts", s.context.boosts),
-                           ("context.lowers", s.context.lowers)):
+                           ("context.lowers", s.context.lowers), ("context.absent", s.context.absent)):
         for i, p in enumerate(items):
             yield f"{section}.{i}", p
 

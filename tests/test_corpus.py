@@ -1,0 +1,28 @@
+"""The whole labeled corpus through ``analyze``: every log gets its expected root cause."""
+from __future__ import annotations
+
+import pytest
+
+from logsleuth import analyze
+from tests.conftest import CORPUS, manifest_rows
+
+ROWS = manifest_rows()
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(ROWS) >= 40
+    for r in ROWS:
+        assert (CORPUS / r["file"]).exists(), r["file"]
+        assert r["source"], f"{r['file']} has no source"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+def test_corpus_log_is_diagnosed(row: dict[str, str], rules) -> None:
+    d = analyze([str(CORPUS / row["file"])], rules=rules)
+    assert d.root_cause == row["label"], f"{row['file']}: got {d.root_cause} ({d.rule_id}), expected {row['label']}"
+    if row["label"] not in ("no_failure", "unknown"):
+        assert d.verdict == "failure"
+        assert d.first_failure is not None and d.evidence
+        assert d.fix.summary
+    else:
+        assert d.verdict == row["label"]
