@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -16,6 +17,8 @@ from .types import Diagnosis, Event, Match
 
 MAX_MATCHES_PER_RULE = 500  # a symptom repeated on a million lines needs no more evidence than this
 MAX_UNEXPLAINED = 200
+MAX_NOTABLE = 400  # warning+ or rule-matched events kept for the classifier
+TAIL_EVENTS = 40  # the job's last events, kept for the classifier (hangs show in how a log ends)
 
 
 @dataclass
@@ -29,6 +32,8 @@ class JobState:
     versions: dict[str, str] = field(default_factory=dict)
     elastic_root: Event | None = None
     last_lines: dict[str, int] = field(default_factory=dict)
+    notable: list[Event] = field(default_factory=list)
+    tail: deque[Event] = field(default_factory=lambda: deque(maxlen=TAIL_EVENTS))
     events: int = 0
     error_events: int = 0
 
@@ -53,6 +58,9 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
                 if n < MAX_MATCHES_PER_RULE:
                     state.matches.append(m)
                 state.per_rule[m.rule_id] = n + 1
+        state.tail.append(ev)
+        if (found or ev.level != "info" and ev.level != "debug") and len(state.notable) < MAX_NOTABLE:
+            state.notable.append(ev)
         if ev.is_error:
             state.error_events += 1
             if not found and len(state.unexplained) < MAX_UNEXPLAINED:
@@ -66,6 +74,8 @@ def analyze(
     *,
     rules: RuleSet | None = None,
     rules_dirs: Sequence[str | os.PathLike[str]] = (),
+    model: bool = True,
+    explain: bool = False,
 ) -> Diagnosis:
     """Analyse one job's logs and return its diagnosis.
 
@@ -74,6 +84,8 @@ def analyze(
             stdin; None or empty reads stdin. All paths together are one job.
         rules: a loaded rule set (load once and reuse it for many jobs); default: built-ins plus ``rules_dirs``.
         rules_dirs: extra rule directories (ignored when ``rules`` is given).
+        model: let the shipped classifier vote (``--no-model`` turns it off); without a model file, rules only.
+        explain: ask the classifier to record which lines/features drove its vote (in ``stats["explain"]``).
 
     Returns:
         A ``Diagnosis``; ``stats`` holds ``bytes`` (uncompressed), ``lines``, ``events``, ``seconds``, ``paths``.
@@ -109,5 +121,9 @@ def analyze(
         order=lambda e: (file_index.get(e.path, 0), e.line),
         stats=stats, versions=state.versions, elastic_root=state.elastic_root,
     )
+    if model:
+        from .classify import apply as apply_model
+
+        diag = apply_model(diag, state.notable, list(state.tail), explain=explain)
     diag.stats["seconds"] = round(time.perf_counter() - t0, 4)
     return diag
