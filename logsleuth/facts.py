@@ -22,6 +22,21 @@ PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
     ("transformers", regex.compile(rf"\btransformers=={_V}|transformers version:? {_V}")),
 )
 _GATE = regex.compile(r"(?i:version|==)")
+# world size as the launcher/NCCL/c10d print it: "17/33 clients joined", NCCL "rank 3 nranks 8", elastic "in a world
+# of size 8", c10d "ProcessGroupNCCL initialization options: size: 8", "world_size=8", "WORLD_SIZE=8"
+_WORLD = regex.compile(
+    r"\d+/(?P<n>\d+) clients joined|\bnranks (?P<n>\d+)|in a world of size (?P<n>\d+)|initialization options: size: (?P<n>\d+)"
+    r"|\b(?i:world_size)\s*[=:]\s*(?P<n>\d+)|\bworld size:? (?P<n>\d+)"
+)
+_WORLD_GATE = regex.compile(r"(?i:world|nranks|clients joined|options: size)")
+
+
+def find_world_size(text: str) -> int | None:
+    """The world size a line states (``None`` if it states none)."""
+    if not _WORLD_GATE.search(text):
+        return None
+    m = _WORLD.search(text)
+    return int(m["n"]) if m else None
 
 
 def find_versions(text: str, found: dict[str, str]) -> None:

@@ -1,16 +1,21 @@
 """The analysis pipeline for one job: read -> parse -> rules -> diagnose, streaming with bounded memory."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from .diagnose import diagnose
 from .errors import InputError
-from .facts import find_versions
+from .facts import find_versions, find_world_size
+from .jobfiles import error_file_event, error_files, infer
 from .parse import parse
+from .parse.timestamps import YEARLESS, iso
 from .read import ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .types import Diagnosis, Event, Match
@@ -36,27 +41,72 @@ class JobState:
     tail: deque[Event] = field(default_factory=lambda: deque(maxlen=TAIL_EVENTS))
     events: int = 0
     error_events: int = 0
+    # multi-rank bookkeeping (bounded by the number of ranks/hosts, not by the log size)
+    clock: dict[int, datetime | None] = field(default_factory=dict)  # id(kept event) -> its time, or the file's last time before it
+    years: dict[int, int] = field(default_factory=dict)  # year -> count of full timestamps
+    world_size: int | None = None
+    ranks: dict[int, RankActivity] = field(default_factory=dict)
+    hosts: set[str] = field(default_factory=set)
 
 
-def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
-    """Run the rules over ``events``, updating ``state``."""
+@dataclass
+class RankActivity:
+    """One rank's footprint in the job: events seen, error events, first/last time (raw, maybe year-less)."""
+
+    events: int = 0
+    errors: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+    hosts: set[str] = field(default_factory=set)
+
+
+def consume(events: Iterable[Event], rules: RuleSet, state: JobState, rank_from_local: bool = False) -> None:
+    """Run the rules over one file's ``events``, updating ``state``.
+
+    Args:
+        rank_from_local: the file comes from a single-node torchrun log dir, where local_rank == rank.
+    """
     match_event = rules.match_event
     context_hits = rules.context_hits
     hits = state.context_hits
     last_lines = state.last_lines
+    last_time: datetime | None = None
     for ev in events:
         state.events += 1
         if ev.end_line > last_lines.get(ev.path, 0):
             last_lines[ev.path] = ev.end_line
+        if ev.time is not None:
+            last_time = ev.time
+            if ev.time.year != YEARLESS:
+                state.years[ev.time.year] = state.years.get(ev.time.year, 0) + 1
         text = ev.text
         context_hits(text, hits)
         find_versions(text, state.versions)
+        ws = find_world_size(text)
+        if ws is not None and ws > (state.world_size or 0):
+            state.world_size = ws
+        rank = ev.rank if ev.rank is not None else (ev.local_rank if rank_from_local else None)
+        if rank is not None:
+            act = state.ranks.get(rank)
+            if act is None:
+                act = state.ranks[rank] = RankActivity()
+            act.events += 1
+            act.errors += ev.is_error
+            if last_time is not None:
+                act.first = act.first or last_time
+                act.last = last_time
+            if ev.host:
+                act.hosts.add(ev.host)
+        if ev.host:
+            state.hosts.add(ev.host)
         found = match_event(ev)
+        kept = False
         if found:
             for m in found:
                 n = state.per_rule.get(m.rule_id, 0)
                 if n < MAX_MATCHES_PER_RULE:
                     state.matches.append(m)
+                    kept = True
                 state.per_rule[m.rule_id] = n + 1
         state.tail.append(ev)
         if (found or ev.level != "info" and ev.level != "debug") and len(state.notable) < MAX_NOTABLE:
@@ -65,8 +115,56 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.error_events += 1
             if not found and len(state.unexplained) < MAX_UNEXPLAINED:
                 state.unexplained.append(ev)
+                kept = True
         if ev.source == "elastic" and ev.params.get("root") and state.elastic_root is None:
             state.elastic_root = ev
+            kept = True
+        if kept:
+            state.clock[id(ev)] = ev.time or last_time
+
+
+def _job_year(state: JobState) -> int | None:
+    return max(state.years, key=lambda y: state.years[y]) if state.years else None
+
+
+def _normalise(t: datetime | None, year: int | None) -> datetime | None:
+    if t is not None and t.year == YEARLESS and year is not None:
+        try:
+            return t.replace(year=year)
+        except ValueError:  # Feb 29 in a non-leap year
+            return t
+    return t
+
+
+def _order(state: JobState, file_index: dict[str, int], kept: Sequence[Event]) -> Callable[[Event], Any]:
+    """Sort key for the job's time line: time across files when every kept event has one, else file order."""
+    year = _job_year(state)
+    times = {k: _normalise(t, year) for k, t in state.clock.items()}
+    use_time = len(file_index) > 1 and bool(kept) and all(times.get(id(e)) is not None for e in kept)
+    if not use_time:
+        return lambda e: (file_index.get(e.path, 0), e.line)
+    return lambda e: (times.get(id(e)) or datetime.max, file_index.get(e.path, 0), e.line)
+
+
+def _rank_summary(state: JobState, diag: Diagnosis) -> dict[str, Any]:
+    """Which ranks/hosts reported, which never appeared, which fell silent before the first failure."""
+    if not state.ranks and not state.hosts:
+        return {}
+    year = _job_year(state)
+    seen = sorted(state.ranks)
+    out: dict[str, Any] = {"world_size": state.world_size, "seen": seen, "hosts": sorted(state.hosts),
+                           "with_errors": [r for r in seen if state.ranks[r].errors], "missing": [],
+                           "silent_before_failure": [], "last_seen": {}}
+    if state.world_size and seen:
+        out["missing"] = [r for r in range(state.world_size) if r not in state.ranks]
+    ff = diag.first_failure
+    ff_time = _normalise(state.clock.get(id(ff)) if ff is not None else None, year) if ff is not None else None
+    if ff_time is not None:
+        quiet = [r for r in seen if state.ranks[r].last is not None
+                 and (_normalise(state.ranks[r].last, year) or ff_time) < ff_time]
+        out["silent_before_failure"] = quiet
+    out["last_seen"] = {str(r): iso(_normalise(state.ranks[r].last, year)) for r in seen if state.ranks[r].last}
+    return out
 
 
 def analyze(
@@ -79,6 +177,11 @@ def analyze(
 ) -> Diagnosis:
     """Analyse one job's logs and return its diagnosis.
 
+    Several files (or a directory) are one job: per-rank files (torchrun ``--log-dir``, Ray session folders,
+    ``rank<k>.log``, Slurm ``%j-%t.out``) get their rank/pid from the path where lines do not say, torchrun
+    ``error.json`` files are read, and events are ordered across files by time (year-less clocks take the job's
+    year; without times on every relevant event, file order is kept).
+
     Args:
         paths: files, directories (walked for ``*.log|out|err|txt``, optionally ``.gz``/``.zst``) or ``"-"`` for
             stdin; None or empty reads stdin. All paths together are one job.
@@ -88,7 +191,8 @@ def analyze(
         explain: ask the classifier to record which lines/features drove its vote (in ``stats["explain"]``).
 
     Returns:
-        A ``Diagnosis``; ``stats`` holds ``bytes`` (uncompressed), ``lines``, ``events``, ``seconds``, ``paths``.
+        A ``Diagnosis``; ``stats`` holds ``bytes`` (uncompressed), ``lines``, ``events``, ``seconds``, ``paths``;
+        ``ranks`` which ranks/hosts reported, which are missing, which fell silent before the first failure.
 
     Raises:
         InputError: missing/unreadable/binary/corrupt input, or input with no log lines.
@@ -96,13 +200,24 @@ def analyze(
     """
     t0 = time.perf_counter()
     rules = rules if rules is not None else load_rules(rules_dirs)
-    files = expand_paths(paths or ["-"])
+    given = [os.fspath(p) for p in (paths or ["-"])]
+    files = expand_paths(given)
+    facts = {p: infer(p) for p in files}
+    torchrun_runs = {p.replace("\\", "/").rsplit("/attempt_", 1)[0] for p, f in facts.items() if f.kind == "torchrun"}
+    single_node = len(torchrun_runs) == 1
     read_stats = ReadStats()
     state = JobState()
     file_index: dict[str, int] = {}
     for path in files:
         file_index.setdefault(path, len(file_index))
-        consume(parse(iter_lines(path, read_stats), path), rules, state)
+        f = facts[path]
+        consume(parse(iter_lines(path, read_stats), path, f), rules, state,
+                rank_from_local=single_node and f.kind == "torchrun")
+    for path in error_files([p for p in given if os.path.isdir(p)]):
+        ev = error_file_event(path)
+        if ev is not None:
+            file_index.setdefault(path, len(file_index))
+            consume([ev], rules, state, rank_from_local=single_node)
     if state.events == 0:
         where = files[0] if len(files) == 1 else None
         raise InputError("empty input: no log lines to analyse", where)
@@ -113,14 +228,16 @@ def analyze(
         "events": state.events,
         "error_events": state.error_events,
         "truncated_lines": read_stats.truncated_lines,
-        "paths": [p for p in files],
+        "paths": list(file_index),
         "seconds": 0.0,
     }
+    order = _order(state, file_index, [m.event for m in matches])
     diag = diagnose(
         matches, rules, state.unexplained,
-        order=lambda e: (file_index.get(e.path, 0), e.line),
-        stats=stats, versions=state.versions, elastic_root=state.elastic_root,
+        order=order, stats=stats, versions=state.versions, elastic_root=state.elastic_root,
+        rank_from_local=single_node,
     )
+    diag = dataclasses.replace(diag, ranks=_rank_summary(state, diag))
     if model:
         from .classify import apply as apply_model
 

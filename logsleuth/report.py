@@ -76,6 +76,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "unexplained": [_event(e) for e in d.unexplained],
         "fix": {"summary": d.fix.summary, "steps": list(d.fix.steps), "references": list(d.fix.references)},
         "versions": dict(d.versions),
+        "ranks": dict(d.ranks),
         "stats": dict(d.stats),
     }
 

@@ -135,6 +135,7 @@ class Diagnosis:
         fix: what to do.
         stats: ``bytes``, ``lines``, ``events``, ``seconds`` (wall time of the analysis), ``paths``.
         versions: software versions found in the log (``torch``, ``nccl``, ``cuda``, ``vllm``...).
+        ranks: ``world_size``, ranks ``seen``/``missing``/``with_errors``/``silent_before_failure``, ``hosts``, ``last_seen``.
     """
 
     verdict: str
@@ -153,3 +154,4 @@ class Diagnosis:
     fix: Fix = Fix()
     stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     versions: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    ranks: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)

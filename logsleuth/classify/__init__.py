@@ -1,14 +1,86 @@
 """The trained classifier's vote, combined with the rules' diagnosis.
 
-Until a model file ships (``logsleuth train`` writes it), ``apply`` returns the rules' diagnosis unchanged.
+The model (``model.py``; trained by ``logsleuth train``, ``train.py``) reads the job's warning/error and last lines
+(``features.py``) and returns calibrated probabilities over the taxonomy ids. Rules and model are combined so that
+each does what it is good at — rules are precise on the lines they know, the model generalises to reworded or
+missing lines — and so that the model can never invent a failure:
+
+1. **No failure stays no failure.** When the rules saw no error at all (verdict ``no_failure``: no rule matched
+   and no error-level event), that is the answer; the model is not consulted. The model cannot turn a clean log
+   into a failure, so its false-positive rate on clean logs is that of the rules.
+2. **A decisive rule decides.** A *cause* rule of severity ``high``/``critical`` with confidence >= 0.8 is final
+   (``method: rule``). The model is not even loaded, so the common case costs nothing extra (with ``--explain``
+   its vote is computed and shown, but changes nothing).
+3. **Otherwise the model votes** — no rule fired but errors were seen (``unknown``), only symptom rules fired (the
+   first failure is missing from the log), or the winning cause rule is weak (medium severity, or lowered by
+   context). The vote counts only when the top probability reaches the sidecar's ``threshold`` (0.5 by default,
+   a majority of the probability mass over ~20 classes):
+   - it names the cause the rules point at (even an abstained best guess): the two independent supports combine
+     by noisy-OR, ``1-(1-c_rule)(1-p_model)`` (``method: rule+model``); an abstained rule that crosses 0.5 this
+     way becomes the verdict, with that rule's fix;
+   - it names another cause: the model decides (``method: model``, confidence = its probability); the rules'
+     candidates stay listed as hypotheses, the lines that push hardest toward the model's label become the
+     evidence and the first failure, and the fix is the generic advice of a built-in rule for that cause;
+   - it says ``no_failure`` while the rules saw errors, or it is below the threshold: the rules' answer stands
+     (an ``unknown`` stays ``unknown`` — abstaining beats guessing).
+   A confident model vote the rules did not adopt is listed among the hypotheses (``method: model``).
+
+``analyze(..., model=False)`` / ``--no-model`` skips all of this. ``explain=True`` records the vote, the top lines
+and the top n-gram features in ``diagnosis.stats["explain"]``.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from ..types import Diagnosis, Event
 
+if TYPE_CHECKING:
+    from .model import Classifier
+
+_OVERRIDE: ContextVar[Classifier | None] = ContextVar("logsleuth_model", default=None)
+
+
+@contextlib.contextmanager
+def using(classifier: Classifier) -> Iterator[Classifier]:
+    """Use ``classifier`` instead of the shipped model for ``analyze`` calls inside this block (tests, eval)."""
+    token = _OVERRIDE.set(classifier)
+    try:
+        yield classifier
+    finally:
+        _OVERRIDE.reset(token)
+
 
 def apply(diagnosis: Diagnosis, notable: Sequence[Event], tail: Sequence[Event], *, explain: bool = False) -> Diagnosis:
-    """Combine the rules' ``diagnosis`` with the model's vote over the job's ``notable`` and ``tail`` events."""
-    return diagnosis
+    """Combine the rules' ``diagnosis`` with the model's vote over the job's ``notable`` and ``tail`` events.
+
+    Args:
+        diagnosis: the rules-only diagnosis.
+        notable: warning+ or rule-matched events (``pipeline.MAX_NOTABLE`` at most), in arrival order.
+        tail: the job's last events (``pipeline.TAIL_EVENTS`` at most).
+        explain: record the model's vote, top lines and top features in ``stats["explain"]``.
+
+    Returns:
+        The combined diagnosis (see the module docstring); unchanged when no model ships.
+
+    Raises:
+        ModelError: the shipped model exists but cannot be loaded safely (see ``model.load``).
+    """
+    from .features import _CAPTURE
+
+    box = _CAPTURE.get()
+    if box is not None:  # features.collect: hand the inputs to training/evaluation, no vote
+        box.append((diagnosis, list(notable), list(tail)))
+        return diagnosis
+    from .combine import combine, rule_decides
+
+    if rule_decides(diagnosis) and not explain:
+        return diagnosis  # the model could not change the answer: do not even load it
+    from . import model as model_mod
+
+    clf = _OVERRIDE.get() or model_mod.default()
+    if clf is None:
+        return diagnosis
+    return combine(diagnosis, lambda: clf.vote(notable, tail, explain=explain), explain=explain)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..jobfiles import PathFacts
 from ..types import Event
 from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
@@ -17,6 +18,7 @@ from .masking import mask
 from .record import Recognised
 from .traceback import FRAME, HEADER, Traceback
 
+_NO_FACTS = PathFacts()
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
 
 __all__ = ["parse", "parse_text", "mask"]
@@ -39,7 +41,7 @@ def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
 
 
 def _event(path: str, line: int, end: int, text: str, body: str, pre: prefix.Prefix, rec: Recognised,
-           params: dict[str, Any] | None = None) -> Event:
+           params: dict[str, Any] | None = None, defaults: PathFacts = _NO_FACTS) -> Event:
     p = rec.params
     if params:
         p.update(params)
@@ -56,20 +58,22 @@ def _event(path: str, line: int, end: int, text: str, body: str, pre: prefix.Pre
         level=rec.level,
         time=rec.time or pre.time,
         host=rec.host or pre.host,
-        pid=rec.pid or pre.pid,
-        rank=pre.rank if pre.rank is not None else rec.rank,
-        local_rank=pre.local_rank if pre.local_rank is not None else rec.local_rank,
+        pid=rec.pid or pre.pid or defaults.pid,
+        rank=pre.rank if pre.rank is not None else rec.rank if rec.rank is not None else defaults.rank,
+        local_rank=pre.local_rank if pre.local_rank is not None else (
+            rec.local_rank if rec.local_rank is not None else defaults.local_rank),
         template=mask(body[rec.start:].strip()),
         params=p,
     )
 
 
-def parse(lines: Iterable[tuple[int, str]], path: str = "-") -> Iterator[Event]:
+def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts = _NO_FACTS) -> Iterator[Event]:
     """Turn ``(line_number, text)`` pairs into events, in input order (a traceback is emitted when it ends).
 
     Args:
         lines: cleaned lines, e.g. from ``read.iter_lines``.
         path: the file name to record on each event.
+        defaults: rank/local_rank/pid the file's path implies (``jobfiles.infer``), used where a line says none.
 
     Yields:
         ``Event`` objects; blank lines yield nothing. ``seq`` is left 0 (the analyzer numbers events).
@@ -84,14 +88,14 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-") -> Iterator[Event]:
         level = "error"
         rec = Recognised("python", level)
         head = tb.lines[-1] if tb.exc_type else tb.lines[0]
-        return _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), strip(head)[1], pre, rec, params)
+        return _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), strip(head)[1], pre, rec, params, defaults)
 
     def summary_event(entry: Any, pre: prefix.Prefix) -> Event:
         params = entry.params()
         rec = Recognised("elastic", "error", time=params.pop("time"), host=params.get("host"),
                          pid=params.get("pid"), rank=params.get("rank"), local_rank=params.get("local_rank"))
         text = "\n".join(entry.lines)
-        return _event(path, entry.line, entry.end_line or entry.line, text, text, prefix.Prefix(), rec, params)
+        return _event(path, entry.line, entry.end_line or entry.line, text, text, prefix.Prefix(), rec, params, defaults)
 
     for line_no, text in lines:
         if not text or text.isspace():
@@ -127,7 +131,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-") -> Iterator[Event]:
         if consumed:
             continue
 
-        yield _event(path, line_no, line_no, text, body, pre, _recognise(body, pre))
+        yield _event(path, line_no, line_no, text, body, pre, _recognise(body, pre), None, defaults)
 
     entry = summary.close()
     if entry is not None:

@@ -15,7 +15,7 @@ _TIME = regex.compile(
     r"\[?(?P<date>\d{4}-\d\d-\d\d)[ T_](?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)?\]?(?:\s*[-|:]\s+|\s+|$)"
 )
 # torch >= 2.2 prefixes every line of a rank's output with [rankN]: (c10d logging and tee'd stdio)
-_RANK = regex.compile(r"\[rank(?P<rank>\d+)\]:\s?")
+_RANK = regex.compile(r"\[rank(?P<rank>\d+)\](?::\s?|\s(?=\S))")
 # torchrun --tee/--redirects prefix "[{role_name}{local_rank}]:" e.g. "[default3]:"
 _ROLE = regex.compile(r"\[(?P<role>[a-z][a-z_]*?)(?P<local_rank>\d+)\]:\s?")
 # Ray forwards worker output as "(ActorName pid=123, ip=10.0.0.1) ", "(pid=123) ", "(raylet, ip=...) ", "(autoscaler +2s) "

@@ -34,17 +34,13 @@ ENV = SandboxedEnvironment(autoescape=False, trim_blocks=True, lstrip_blocks=Tru
 ENV.filters["multiples_near"] = multiples_near
 
 
-class _Missing(dict):
-    def __missing__(self, key: str) -> str:
-        return "?"
-
-
 def render_message(template: str, values: dict[str, Any]) -> str:
-    """``str.format_map`` over ``values``; unknown placeholders render as ``?``."""
+    """``str.format_map`` over ``values``; ``""`` when a placeholder has no value (the pattern that fired did not
+    capture it), so reports fall back to the rule's title instead of printing holes."""
     try:
-        return template.format_map(_Missing({k: v for k, v in values.items() if v is not None}))
+        return template.format_map({k: v for k, v in values.items() if v not in (None, "")})
     except (ValueError, IndexError, KeyError, AttributeError):
-        return template
+        return ""
 
 
 def render_fix(template: str, values: dict[str, Any], references: tuple[str, ...] = ()) -> Fix:

@@ -1,0 +1,155 @@
+"""How the rules' diagnosis and the model's vote become one answer (the policy is in ``classify/__init__.py``)."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..taxonomy import ROOT_CAUSES
+from ..taxonomy import title as taxonomy_title
+from ..types import SEVERITY_RANK, Diagnosis, Fix, Hypothesis, Match
+from .model import Vote
+
+RULE_DECIDES_SEVERITY = "high"  # a cause rule at or above this severity ...
+RULE_DECIDES_CONFIDENCE = 0.8  # ... and at or above this confidence decides alone
+ABSTAIN_BELOW = 0.5  # same bar as diagnose.ABSTAIN_BELOW: below it the verdict is ``unknown``
+MAX_MODEL_EVIDENCE = 5
+
+
+def rule_decides(d: Diagnosis) -> bool:
+    """True when the rules' answer is final: ``no_failure``, or a cause rule of high+ severity and confidence."""
+    if d.verdict == "no_failure":
+        return True
+    if d.verdict != "failure" or d.rule_id is None or d.severity is None or not d.evidence:
+        return False
+    return (d.evidence[0].role == "cause" and SEVERITY_RANK[d.severity] >= SEVERITY_RANK[RULE_DECIDES_SEVERITY]
+            and d.confidence >= RULE_DECIDES_CONFIDENCE)
+
+
+def rule_guess(d: Diagnosis) -> str | None:
+    """The root cause the rules point at, even when they abstained (``unknown`` with a best guess)."""
+    if d.verdict == "failure":
+        return d.root_cause
+    if d.hypotheses and d.hypotheses[0].method == "rule":
+        return d.hypotheses[0].root_cause
+    return None
+
+
+def noisy_or(a: float, b: float) -> float:
+    """Confidence from two independent supports of one cause: ``1 - (1-a)(1-b)``, capped at 0.99."""
+    return round(min(0.99, 1.0 - (1.0 - a) * (1.0 - b)), 3)
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin_rules() -> Any:
+    from ..rules import load_rules
+
+    return load_rules()
+
+
+def fix_for(root_cause: str, rule_id: str | None = None, groups: dict[str, Any] | None = None) -> tuple[Fix, str | None]:
+    """A fix for a cause the model named: the named built-in rule's fix rendered with ``groups``; else the generic
+    advice of the built-in cause rule for ``root_cause`` that needs no matched values (highest severity first).
+
+    Returns:
+        ``(fix, severity)``; severity is the borrowed rule's, or None when no built-in rule covers the cause.
+    """
+    from ..rules.render import render_fix
+
+    try:
+        rules = _builtin_rules()
+    except Exception:  # noqa: BLE001 - a broken install must not hide the diagnosis
+        return Fix(), None
+    if rule_id is not None and rule_id in rules.by_id:
+        spec = rules.by_id[rule_id].spec
+        return render_fix(spec.fix, groups or {}, tuple(spec.references)), spec.severity
+    cands = [r.spec for r in rules.rules if r.spec.root_cause == root_cause and r.spec.role == "cause"]
+    cands.sort(key=lambda s: ("{{" in s.fix or "{%" in s.fix, -SEVERITY_RANK[s.severity], -s.priority, s.id))
+    if not cands:
+        return Fix(), None
+    spec = cands[0]
+    generic = render_fix(spec.fix, {}, tuple(spec.references))
+    lead = (f"No rule matched the decisive line; the classifier names {root_cause} "
+            f"({taxonomy_title(root_cause)}). Generic advice for this cause: ")
+    return Fix(lead + generic.summary, generic.steps, generic.references), spec.severity
+
+
+def _hyps(first: Hypothesis, rest: tuple[Hypothesis, ...], vote: Vote | None) -> tuple[Hypothesis, ...]:
+    out = [first] + [h for h in rest if h.root_cause != first.root_cause]
+    if vote is not None and vote.label in ROOT_CAUSES and all(h.root_cause != vote.label for h in out):
+        out.append(Hypothesis(vote.label, round(vote.probability, 3), "model"))
+    return (out[0], *sorted(out[1:], key=lambda h: -h.confidence))
+
+
+def _model_evidence(vote: Vote) -> tuple[Match, ...]:
+    lines = [d for s, d in vote.lines if s > 0][:MAX_MODEL_EVIDENCE]
+    return tuple(Match("model", vote.label, "cause", d.event, {}, "medium", 0, round(vote.probability, 3))
+                 for d in lines)
+
+
+def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], *, explain: bool = False) -> Diagnosis:
+    """Apply the policy of ``classify/__init__.py`` to the rules' diagnosis ``d``.
+
+    Args:
+        d: the rules-only diagnosis.
+        get_vote: returns the model's vote (called only when the model can change the answer, or for ``explain``).
+        explain: record the vote, its top lines and features in ``stats["explain"]``.
+
+    Returns:
+        The combined ``Diagnosis`` (``method`` ``rule``, ``rule+model`` or ``model``).
+    """
+    final = rule_decides(d)
+    vote = get_vote() if (explain or not final) else None
+    stats = dict(d.stats)
+    if explain:
+        stats["explain"] = dict(vote.explain_dict() if vote is not None else {"model_label": None},
+                                decided_by="rules" if final else "combined")
+    if final or vote is None:
+        return dataclasses.replace(d, stats=stats) if explain else d
+
+    guess = rule_guess(d)
+    if not vote.confident or vote.label not in ROOT_CAUSES:
+        # the model is unsure, or says "no failure" while the rules saw errors: the rules' answer stands
+        return dataclasses.replace(d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote)
+                                   if d.hypotheses else d.hypotheses)
+
+    if vote.label == guess:
+        # a weak rule confirmed by the model
+        conf = noisy_or(d.confidence, vote.probability)
+        top = Hypothesis(guess, conf, "rule+model", d.hypotheses[0].evidence if d.hypotheses else (), d.rule_id)
+        changes: dict[str, Any] = dict(confidence=conf, method="rule+model", stats=stats,
+                                       hypotheses=_hyps(top, d.hypotheses[1:], None))
+        if d.verdict != "failure" and conf >= ABSTAIN_BELOW:
+            fix, _ = fix_for(guess, d.rule_id, d.evidence[0].groups if d.evidence else None)
+            rule_title = _rule_title(d.rule_id)
+            changes.update(verdict="failure", root_cause=guess, fix=fix, title=rule_title or taxonomy_title(guess))
+        return dataclasses.replace(d, **changes)
+
+    # the model names another cause (or the only one): it decides
+    fix, severity = fix_for(vote.label)
+    top = Hypothesis(vote.label, round(vote.probability, 3), "model", _model_evidence(vote), None)
+    demoted = tuple(dataclasses.replace(h, confidence=round(min(h.confidence, vote.probability * 0.99), 3))
+                    for h in d.hypotheses)
+    first = vote.top_event() or d.first_failure
+    evidence = _model_evidence(vote)
+    was_symptom = bool(d.evidence) and d.evidence[0].role == "symptom"
+    symptoms = (*d.evidence, *d.symptoms) if was_symptom else d.symptoms
+    return dataclasses.replace(
+        d, verdict="failure", root_cause=vote.label, title=taxonomy_title(vote.label),
+        message=f"No rule is decisive here; the classifier names {vote.label} with probability "
+                f"{vote.probability:.2f} from the log's warning/error lines.",
+        confidence=round(vote.probability, 3), method="model", rule_id=None, severity=severity,
+        hypotheses=_hyps(top, demoted, None), first_failure=first, evidence=evidence,
+        symptoms=symptoms, fix=fix, stats=stats)
+
+
+def _rule_title(rule_id: str | None) -> str | None:
+    if rule_id is None:
+        return None
+    try:
+        rules = _builtin_rules()
+    except Exception:  # noqa: BLE001
+        return None
+    r = rules.by_id.get(rule_id)
+    return r.spec.title if r is not None else None

@@ -1,0 +1,319 @@
+"""Grouped cross-validation of rules only, model only and the combination (``logsleuth eval``).
+
+Every corpus log is analysed once by the rules; then, for K grouped folds (``StratifiedGroupKFold``; group = the
+directory under ``corpus/logs`` a log sits in, so logs reconstructed from one thread or produced by one generator
+never sit on both sides), a model is trained on the other folds' logs only and votes on the held-out fold. The
+three systems are scored on the same held-out predictions:
+
+- **rules**: the rules' diagnosis (``unknown`` = abstain);
+- **model**: the model's top label when its probability reaches the threshold, else ``unknown`` (abstain);
+- **combined**: ``combine.combine`` — exactly what ``analyze`` does with the shipped model.
+
+``drop_rule_lines=True`` runs the ablation instead: from every log the rules diagnosed correctly, every line of
+every event that was evidence for the winning cause (``Diagnosis.evidence``: the winning rule's matches and any
+other rule's matches for that cause, up to 50) is deleted, the shortened log is analysed again, and the same fold
+models vote on it. A log whose lines were all evidence becomes empty; it counts as a miss (``unknown``) for all
+three systems and the number is reported as ``emptied``.
+
+Metrics per system (``metrics``): ``accuracy`` (abstentions count as wrong), ``macro_f1`` over the true labels,
+``per_class`` precision/recall/f1/support, ``abstain_rate``, ``n``, ``no_failure_fp_rate`` (share of ``no_failure``
+logs reported as anything else) and the ``confusion`` matrix.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, LogsleuthError
+from .combine import combine
+from .features import Sample, collect, doc_lines, document, load_corpus
+from .model import DEFAULT_THRESHOLD, Classifier, Vote
+
+SYSTEMS = ("rules", "model", "combined")
+DEFAULT_FOLDS = 5
+ABSTAIN = "unknown"
+
+
+@dataclass
+class Outcome:
+    """One held-out log: its truth and the three systems' answers."""
+
+    file: str
+    group: str
+    label: str
+    rules: str
+    model: str
+    combined: str
+    method: str
+    fold: int
+    emptied: bool = False
+
+
+def metrics(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, Any]:
+    """Scores of one system.
+
+    Args:
+        y_true: the manifest labels.
+        y_pred: the system's answers (``unknown`` = abstain), same length.
+
+    Returns:
+        ``accuracy``, ``macro_f1`` (over the labels in ``y_true``), ``per_class`` ({label: {precision, recall, f1,
+        support}} for every true or predicted label except ``unknown``), ``abstain_rate``, ``n``,
+        ``no_failure_fp_rate`` (None without ``no_failure`` logs) and ``confusion`` ({labels, matrix}; rows = true,
+        columns = predicted).
+    """
+    from sklearn.metrics import confusion_matrix, f1_score, precision_recall_fscore_support
+
+    n = len(y_true)
+    if n == 0:
+        return {"accuracy": 0.0, "macro_f1": 0.0, "per_class": {}, "abstain_rate": 0.0, "n": 0,
+                "no_failure_fp_rate": None, "confusion": {"labels": [], "matrix": []}}
+    true_labels = sorted(set(y_true))
+    listed = sorted((set(y_true) | set(y_pred)) - {ABSTAIN})
+    p, r, f, s = precision_recall_fscore_support(y_true, y_pred, labels=listed, zero_division=0)
+    per_class = {lab: {"precision": round(float(p[i]), 4), "recall": round(float(r[i]), 4),
+                       "f1": round(float(f[i]), 4), "support": int(s[i])} for i, lab in enumerate(listed)}
+    cm_labels = listed + ([ABSTAIN] if ABSTAIN in set(y_true) | set(y_pred) else [])
+    nf = [yp for yt, yp in zip(y_true, y_pred) if yt == "no_failure"]
+    return {
+        "accuracy": round(sum(a == b for a, b in zip(y_true, y_pred)) / n, 4),
+        "macro_f1": round(float(f1_score(y_true, y_pred, labels=true_labels, average="macro", zero_division=0)), 4),
+        "per_class": per_class,
+        "abstain_rate": round(sum(y == ABSTAIN for y in y_pred) / n, 4),
+        "n": n,
+        "no_failure_fp_rate": round(sum(y != "no_failure" for y in nf) / len(nf), 4) if nf else None,
+        "confusion": {"labels": cm_labels,
+                      "matrix": confusion_matrix(y_true, y_pred, labels=cm_labels).tolist()},
+    }
+
+
+def _model_answer(vote: Vote | None) -> str:
+    return vote.label if vote is not None and vote.confident else ABSTAIN
+
+
+def _ablate(sample: Sample, workdir: Path) -> list[str]:
+    """Write ``sample``'s job to ``workdir`` without its evidence lines; return the paths to analyse."""
+    from ..read import COMPRESSED_SUFFIXES, expand_paths, iter_lines
+
+    drop: dict[str, set[int]] = {}
+    for m in sample.diagnosis.evidence:
+        drop.setdefault(m.event.path, set()).update(range(m.event.line, m.event.end_line + 1))
+    src = sample.path
+    files = expand_paths([str(src)])
+    written: list[str] = []
+    for f in files:
+        rel = Path(f).relative_to(src) if src.is_dir() else Path(Path(f).name)
+        name = rel.name
+        for comp in COMPRESSED_SUFFIXES:
+            if name.endswith(comp):
+                name = name[: -len(comp)]
+        out = workdir / rel.parent / name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        written.append(str(out))
+        gone = drop.get(f, set())
+        with open(out, "w", encoding="utf-8") as w:
+            for no, text in iter_lines(f):
+                if no not in gone:
+                    w.write(text + "\n")
+    return [str(workdir)] if src.is_dir() else written
+
+
+@dataclass
+class _Case:
+    sample: Sample
+    diagnosis: Any
+    lines: list
+    emptied: bool
+
+
+def _ablated_cases(samples: Sequence[Sample], rules: Any) -> list[_Case]:
+    cases = []
+    with tempfile.TemporaryDirectory(prefix="logsleuth-ablate-") as tmp:
+        for i, s in enumerate(samples):
+            d = s.diagnosis
+            if d.verdict != "failure" or d.root_cause != s.row.label or not d.evidence:
+                continue
+            work = Path(tmp) / str(i)
+            work.mkdir()
+            paths = _ablate(s, work)
+            try:
+                diag, notable, tail = collect(paths, rules)
+            except InputError:
+                cases.append(_Case(s, None, [], True))
+                continue
+            cases.append(_Case(s, diag, doc_lines(notable, tail), False))
+    return cases
+
+
+@dataclass
+class EvalResult:
+    """``scores`` ({system: metrics}), the per-log ``outcomes``, and the setup (folds, groups, ablation)."""
+
+    scores: dict[str, dict[str, Any]]
+    outcomes: list[Outcome]
+    folds: int
+    groups: int
+    threshold: float
+    drop_rule_lines: bool
+    ablated_of: int = 0
+    emptied: int = 0
+
+
+def evaluate(
+    corpus: str | os.PathLike[str],
+    *,
+    folds: int = DEFAULT_FOLDS,
+    drop_rule_lines: bool = False,
+    threshold: float = DEFAULT_THRESHOLD,
+    rules: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+    samples: Sequence[Sample] | None = None,
+) -> EvalResult:
+    """Grouped K-fold evaluation of rules only, model only and combined (see the module docstring).
+
+    Args:
+        corpus: directory with ``manifest.csv`` and the logs.
+        folds: K (at most the number of groups; at least 2).
+        drop_rule_lines: run the ablation that deletes the winning cause's evidence lines.
+        threshold: the model's decision threshold.
+        rules: a loaded ``RuleSet`` (default: built-ins).
+        progress: called with ``(fold_done, folds)`` after each fold.
+        samples: already analysed corpus samples (skips re-reading ``corpus``).
+
+    Returns:
+        An ``EvalResult``.
+
+    Raises:
+        InputError: a bad corpus, fewer than two groups, or ``folds`` < 2.
+    """
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    from ..rules import load_rules
+    from .train import fit_classifier
+
+    if folds < 2:
+        raise InputError(f"--folds must be at least 2 (got {folds})")
+    rules = rules if rules is not None else load_rules()
+    samples = list(samples) if samples is not None else load_corpus(corpus, rules)
+    groups = [s.row.group for s in samples]
+    n_groups = len(set(groups))
+    if n_groups < 2:
+        raise InputError("grouped cross-validation needs logs from at least two groups (directories under logs/)")
+    k = min(folds, n_groups)
+    labels = [s.row.label for s in samples]
+    cases: list[_Case] | None = None
+    if drop_rule_lines:
+        cases = _ablated_cases(samples, rules)
+    case_of = {id(c.sample): c for c in cases} if cases is not None else None
+
+    import warnings
+
+    splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=0)
+    outcomes: list[Outcome] = []
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        splits = list(splitter.split(np.zeros(len(samples)), labels, groups))
+    for fold, (tr, te) in enumerate(splits):
+        try:
+            clf: Classifier | None = fit_classifier([samples[i] for i in tr], threshold)
+        except LogsleuthError:
+            clf = None  # too few labelled logs in the training folds: the model abstains
+        for i in te:
+            s = samples[i]
+            if case_of is not None:
+                c = case_of.get(id(s))
+                if c is None:
+                    continue
+                if c.emptied:
+                    outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, ABSTAIN, ABSTAIN, ABSTAIN,
+                                            "none", fold, emptied=True))
+                    continue
+                diag, lines = c.diagnosis, c.lines
+            else:
+                diag, lines = s.diagnosis, s.lines
+            vote = clf.vote_lines(lines) if clf is not None and lines else None
+            comb = combine(diag, lambda v=vote: v)
+            outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, diag.root_cause, _model_answer(vote),
+                                    comb.root_cause, comb.method, fold))
+        if progress is not None:
+            progress(fold + 1, k)
+    y = [o.label for o in outcomes]
+    scores = {sys_: metrics(y, [getattr(o, sys_) for o in outcomes]) for sys_ in SYSTEMS}
+    return EvalResult(scores, outcomes, k, n_groups, threshold, drop_rule_lines,
+                      ablated_of=len(cases) if cases is not None else 0,
+                      emptied=sum(o.emptied for o in outcomes))
+
+
+def to_json(result: EvalResult) -> dict[str, Any]:
+    """``{"rules": M, "model": M, "combined": M}``; each M also carries the setup (``folds``, ``groups``,
+    ``threshold``, ``setting`` = ``full`` | ``drop_rule_lines``, and ``emptied`` for the ablation)."""
+    out = {}
+    for sys_ in SYSTEMS:
+        m = dict(result.scores[sys_])
+        m.update(folds=result.folds, groups=result.groups, threshold=result.threshold,
+                 setting="drop_rule_lines" if result.drop_rule_lines else "full")
+        if result.drop_rule_lines:
+            m["emptied"] = result.emptied
+        out[sys_] = m
+    return out
+
+
+def format_text(result: EvalResult) -> str:
+    """A plain-text report: the summary rows, per-class precision/recall, confusion matrices, misses."""
+    sc = result.scores
+    lines = []
+    what = ("ablation: the winning cause's evidence lines deleted from each log the rules got right"
+            if result.drop_rule_lines else "all logs")
+    lines.append(f"Grouped {result.folds}-fold cross-validation over {result.groups} groups ({what}); "
+                 f"model threshold {result.threshold}")
+    if result.drop_rule_lines:
+        lines.append(f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was evidence) "
+                     f"and count as misses; {result.ablated_of - result.emptied} still had lines.")
+    lines.append("")
+    lines.append(f"{'system':10} {'n':>4} {'accuracy':>9} {'macro-F1':>9} {'abstain':>8} {'no_failure FP':>14}")
+    for s in SYSTEMS:
+        m = sc[s]
+        fp = "-" if m["no_failure_fp_rate"] is None else f"{m['no_failure_fp_rate']:.3f}"
+        lines.append(f"{s:10} {m['n']:>4} {m['accuracy']:>9.3f} {m['macro_f1']:>9.3f} {m['abstain_rate']:>8.3f} "
+                     f"{fp:>14}")
+    if result.drop_rule_lines and result.ablated_of > result.emptied:
+        kept = [o for o in result.outcomes if not o.emptied]
+        lines.append("on the ablated logs that still had lines: " + ", ".join(
+            f"{s} {sum(getattr(o, s) == o.label for o in kept) / len(kept):.3f}" for s in SYSTEMS)
+            + f" accuracy (n={len(kept)})")
+    lines.append("")
+    labels = sorted({lab for s in SYSTEMS for lab in sc[s]["per_class"]})
+    lines.append("Per class: precision / recall (support)")
+    lines.append(f"{'label':26} " + " ".join(f"{s:>15}" for s in SYSTEMS) + f" {'support':>8}")
+    for lab in labels:
+        cells = []
+        support = 0
+        for s in SYSTEMS:
+            pc = sc[s]["per_class"].get(lab)
+            if pc is None:
+                cells.append(f"{'-':>15}")
+            else:
+                support = max(support, pc["support"])
+                cells.append(f"{pc['precision']:>7.2f}/{pc['recall']:<7.2f}")
+        lines.append(f"{lab:26} " + " ".join(cells) + f" {support:>8}")
+    for s in SYSTEMS:
+        cm = sc[s]["confusion"]
+        labs = cm["labels"]
+        lines.append("")
+        lines.append(f"Confusion matrix, {s} (rows = true, columns = predicted, numbered as the rows):")
+        lines.append(f"{'':30}" + "".join(f"{j:>3}" for j in range(len(labs))))
+        for i, lab in enumerate(labs):
+            lines.append(f"{i:>2} {lab:27}" + "".join(f"{v:>3}" if v else "  ." for v in cm["matrix"][i]))
+    misses = [o for o in result.outcomes if o.combined != o.label]
+    if misses:
+        lines.append("")
+        lines.append(f"Combined misses ({len(misses)}):")
+        for o in misses:
+            lines.append(f"  {o.file}: {o.label} -> {o.combined} ({o.method}; rules {o.rules}, model {o.model})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,245 @@
+"""The classifier's input: one document per job, built from the events the pipeline keeps for it.
+
+The pipeline hands the classifier two bounded lists (``pipeline.JobState``): ``notable`` (at most 400 events at
+warning level or above, or matched by a rule) and ``tail`` (the job's last 40 events, which is where a hang or a
+silent kill shows). ``document`` turns them into a two-column row:
+
+- column 0, **templates**: one line per distinct event, ``"src_<source> lvl_<level> <masked template>"`` — the
+  masked text (``<NUM>``, ``<IP>``, ``<PATH>``...; ``parse/masking.py``) generalises across hosts, ranks and sizes;
+  the word n-grams of the model read this column.
+- column 1, **text**: the same events' original text (tracebacks in full, clipped), which keeps what the template
+  drops (frames of a traceback, ``exitcode: -9``, ``SIGKILL``); the character n-grams of the model read this column.
+
+Training, evaluation and ``analyze`` all build documents with this one function from the very same ``notable`` and
+``tail`` lists (``collect`` runs the real pipeline and captures them), so what the model is trained on is exactly
+what it sees at analysis time.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import os
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError, LogsleuthError
+from ..types import Diagnosis, Event
+
+MAX_EVENT_CHARS = 1500  # characters of one event kept in the text column (a traceback keeps its end)
+MAX_TEMPLATE_CHARS = 400  # characters of one masked template kept in the templates column
+MAX_LINES = 300  # distinct events per document (notable first, then the tail)
+
+# When set, ``classify.apply`` records (diagnosis, notable, tail) here and returns the rules' diagnosis unchanged.
+_CAPTURE: ContextVar[list[tuple[Diagnosis, list[Event], list[Event]]] | None] = ContextVar("logsleuth_capture",
+                                                                                           default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class DocLine:
+    """One distinct event of a document.
+
+    Attributes:
+        template: ``"src_<source> lvl_<level> <masked template>"`` (the templates column's line).
+        text: the event's original text, clipped to ``MAX_EVENT_CHARS`` (tracebacks keep their last characters).
+        event: the first event with this template (for ``--explain`` and the model's ``first_failure``).
+    """
+
+    template: str
+    text: str
+    event: Event
+
+
+def _clip_tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[-limit:]
+
+
+def doc_lines(notable: Sequence[Event], tail: Sequence[Event]) -> list[DocLine]:
+    """The distinct events of one job, notable events first (in order), then tail events not already in.
+
+    Args:
+        notable: warning+ or rule-matched events, in arrival order (``pipeline.MAX_NOTABLE`` at most).
+        tail: the job's last events (``pipeline.TAIL_EVENTS`` at most).
+
+    Returns:
+        At most ``MAX_LINES`` ``DocLine``s; events with an identical (source, level, template) appear once.
+    """
+    out: list[DocLine] = []
+    seen: set[str] = set()
+    for ev in (*notable, *tail):
+        tpl = (ev.template or ev.text).strip()
+        if not tpl:
+            continue
+        line = f"src_{ev.source} lvl_{ev.level} {tpl[:MAX_TEMPLATE_CHARS]}"
+        if line in seen:
+            continue
+        seen.add(line)
+        out.append(DocLine(line, _clip_tail(ev.text.strip(), MAX_EVENT_CHARS), ev))
+        if len(out) >= MAX_LINES:
+            break
+    return out
+
+
+def document(lines: Sequence[DocLine]) -> list[str]:
+    """One model input row ``[templates, text]`` (two strings, lines joined by ``\\n``) from ``doc_lines``."""
+    return ["\n".join(d.template for d in lines), "\n".join(d.text for d in lines)]
+
+
+def row_for(notable: Sequence[Event], tail: Sequence[Event]) -> list[str]:
+    """``document(doc_lines(notable, tail))``: the row the model scores for one job."""
+    return document(doc_lines(notable, tail))
+
+
+@contextlib.contextmanager
+def capturing() -> Iterator[list[tuple[Diagnosis, list[Event], list[Event]]]]:
+    """Inside this block ``classify.apply`` records its inputs instead of consulting a model.
+
+    Yields:
+        The list that receives one ``(rules_diagnosis, notable, tail)`` tuple per ``pipeline.analyze`` call.
+    """
+    box: list[tuple[Diagnosis, list[Event], list[Event]]] = []
+    token = _CAPTURE.set(box)
+    try:
+        yield box
+    finally:
+        _CAPTURE.reset(token)
+
+
+def collect(paths: Sequence[str | os.PathLike[str]], rules: object) -> tuple[Diagnosis, list[Event], list[Event]]:
+    """Run the real pipeline on one job and return its rules-only diagnosis with the classifier's inputs.
+
+    Args:
+        paths: the job's files/directories (as for ``logsleuth.analyze``).
+        rules: a loaded ``RuleSet``.
+
+    Returns:
+        ``(diagnosis, notable, tail)``: the rules' diagnosis and the two event lists ``classify.apply`` gets.
+
+    Raises:
+        InputError: unreadable or empty input.
+    """
+    from ..pipeline import analyze
+
+    with capturing() as box:
+        analyze(list(paths), rules=rules, model=True)  # type: ignore[arg-type]
+    return box[-1]
+
+
+# ---- the labelled corpus -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CorpusRow:
+    """One ``manifest.csv`` row: ``file`` (relative to the corpus dir; a directory = one multi-file job), ``label``
+    (a taxonomy id), ``source`` (URL or generator), and ``group`` — the directory under ``logs/`` that holds it, so
+    every log reconstructed from one thread or produced by one generator shares a group."""
+
+    file: str
+    label: str
+    source: str
+    group: str
+
+
+@dataclass
+class Sample:
+    """One job of the corpus, analysed once: the rules' diagnosis and the classifier's inputs."""
+
+    row: CorpusRow
+    path: Path
+    diagnosis: Diagnosis
+    notable: list[Event]
+    tail: list[Event]
+    lines: list[DocLine] = field(default_factory=list)
+
+    @property
+    def x(self) -> list[str]:
+        return document(self.lines)
+
+
+def group_of(file: str) -> str:
+    """The evaluation group of a manifest ``file``: its first directory under ``logs/`` (else its first part)."""
+    parts = Path(file).parts
+    if len(parts) >= 2 and parts[0] == "logs":
+        return parts[1]
+    return parts[0] if len(parts) > 1 else Path(file).stem
+
+
+def read_manifest(corpus: str | os.PathLike[str]) -> list[CorpusRow]:
+    """Rows of ``<corpus>/manifest.csv`` (columns ``file,label,source,notes``).
+
+    Raises:
+        InputError: no manifest, a missing column, an unknown label, or a listed file that does not exist.
+    """
+    from ..taxonomy import ALL_IDS
+
+    corpus = Path(corpus)
+    manifest = corpus / "manifest.csv"
+    try:
+        with open(manifest, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            missing = {"file", "label"} - set(reader.fieldnames or ())
+            if missing:
+                raise InputError(f"manifest lacks column(s) {', '.join(sorted(missing))}", str(manifest))
+            rows = []
+            for i, r in enumerate(reader, start=2):
+                file, label = (r.get("file") or "").strip(), (r.get("label") or "").strip()
+                where = f"{manifest}:{i}"
+                if label not in ALL_IDS:
+                    raise InputError(f"unknown label {label!r} (not in the taxonomy)", where)
+                if not (corpus / file).exists():
+                    raise InputError(f"listed file {file!r} does not exist", where)
+                rows.append(CorpusRow(file, label, (r.get("source") or "").strip(), group_of(file)))
+    except OSError as exc:
+        raise InputError(f"cannot read the corpus manifest ({exc.strerror or exc})", str(manifest)) from exc
+    if not rows:
+        raise InputError("the manifest lists no logs", str(manifest))
+    return rows
+
+
+def job_files(path: Path) -> list[Path]:
+    """The files of one corpus job (the path itself, or every file under a directory, sorted)."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file())
+    return [path]
+
+
+def corpus_sha256(corpus: str | os.PathLike[str], rows: Sequence[CorpusRow]) -> str:
+    """SHA-256 over the training data: every row's file name, label and the bytes of its files, in row order."""
+    corpus = Path(corpus)
+    h = hashlib.sha256()
+    for r in sorted(rows, key=lambda r: r.file):
+        h.update(f"{r.file}\0{r.label}\0".encode())
+        for p in job_files(corpus / r.file):
+            h.update(str(p.relative_to(corpus)).encode() + b"\0")
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def load_corpus(corpus: str | os.PathLike[str], rules: object | None = None) -> list[Sample]:
+    """Analyse every manifest row once with the rules and keep what the classifier needs.
+
+    Args:
+        corpus: the corpus directory (holding ``manifest.csv`` and ``logs/``).
+        rules: a loaded ``RuleSet`` (default: the built-in rules).
+
+    Returns:
+        One ``Sample`` per manifest row, in manifest order.
+
+    Raises:
+        InputError: a bad manifest, or a log that cannot be read (named with its manifest file).
+    """
+    from ..rules import load_rules
+
+    rules = rules if rules is not None else load_rules()
+    corpus = Path(corpus)
+    out = []
+    for row in read_manifest(corpus):
+        path = corpus / row.file
+        try:
+            diag, notable, tail = collect([str(path)], rules)
+        except LogsleuthError as exc:
+            raise InputError(f"corpus log {row.file}: {exc.message}", exc.source) from exc
+        out.append(Sample(row, path, diag, notable, tail, doc_lines(notable, tail)))
+    return out

@@ -1,0 +1,160 @@
+"""Train the classifier from the labelled corpus (``logsleuth train``). Never imported by ``analyze``.
+
+The model is one scikit-learn ``Pipeline`` over ``[templates, text]`` rows (``features.document``)::
+
+    ColumnTransformer(
+        tpl: TfidfVectorizer(word 1-2-grams over the masked templates, sublinear tf, min_df=2)
+        txt: TfidfVectorizer(char_wb 3-5-grams over the original text, sublinear tf, min_df=2)
+    ) -> CalibratedClassifierCV(LogisticRegression(class_weight="balanced"), method="sigmoid")
+
+``min_df=2`` keeps only n-grams seen in at least two training logs (an n-gram unique to one log cannot generalise
+to another, and it would bloat the shipped file); ``max_features`` caps each vocabulary. Sigmoid calibration with
+k-fold (k = min(3, smallest class size)) turns the linear scores into probabilities the abstention threshold can
+be set on. A label with a single training log cannot be calibrated and is left to the rules (listed in the
+sidecar's ``labels_skipped``).
+"""
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .features import Sample, corpus_sha256, document, load_corpus, read_manifest
+from .model import DEFAULT_THRESHOLD, MODEL_DIR, Classifier, save
+
+WORD_TOKENS = r"<[A-Za-z]+>|[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_]"  # words and the masks (<NUM>, <IP>...), no numbers
+MAX_WORD_FEATURES = 20000
+MAX_CHAR_FEATURES = 30000
+C = 10.0  # inverse L2 strength of the logistic regression
+MAX_CALIBRATION_FOLDS = 3
+RANDOM_STATE = 0
+
+
+def build_pipeline(n_folds: int) -> Any:
+    """The untrained ``Pipeline`` (see the module docstring); ``n_folds`` is the calibration's k (>= 2)."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.compose import ColumnTransformer
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+
+    features = ColumnTransformer([
+        ("tpl", TfidfVectorizer(token_pattern=WORD_TOKENS, ngram_range=(1, 2), sublinear_tf=True, min_df=2,
+                                max_features=MAX_WORD_FEATURES, dtype=np.float32), 0),
+        ("txt", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2,
+                                max_features=MAX_CHAR_FEATURES, dtype=np.float32), 1),
+    ])
+    linear = LogisticRegression(C=C, class_weight="balanced", max_iter=5000, random_state=RANDOM_STATE)
+    clf = CalibratedClassifierCV(linear, method="sigmoid", cv=n_folds, ensemble=True)
+    return Pipeline([("features", features), ("clf", clf)])
+
+
+def trainable(labels: Sequence[str]) -> tuple[set[str], set[str]]:
+    """Split labels into (kept, skipped): a label needs at least two logs to be learned and calibrated."""
+    counts = Counter(labels)
+    kept = {k for k, n in counts.items() if n >= 2}
+    return kept, set(counts) - kept
+
+
+def fit(samples: Sequence[Sample]) -> tuple[Any, list[str]]:
+    """Fit the pipeline on ``samples`` (their ``row.label``).
+
+    Returns:
+        ``(pipeline, skipped_labels)``.
+
+    Raises:
+        InputError: fewer than two labels with at least two logs each.
+    """
+    kept, skipped = trainable([s.row.label for s in samples])
+    if len(kept) < 2:
+        raise InputError("need at least two labels with two or more logs each to train a classifier")
+    use = [s for s in samples if s.row.label in kept]
+    x = np.asarray([document(s.lines) for s in use], dtype=object)
+    y = np.asarray([s.row.label for s in use])
+    n_folds = max(2, min(MAX_CALIBRATION_FOLDS, min(Counter(y.tolist()).values())))
+    pipe = build_pipeline(n_folds)
+    pipe.fit(x, y)
+    return pipe, sorted(skipped)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """What ``train`` wrote: the two files, the sidecar dict and the wall time of analysing + fitting (s)."""
+
+    model_path: Path
+    sidecar_path: Path
+    meta: dict[str, Any]
+    seconds: float
+
+
+def versions() -> dict[str, str]:
+    """Versions of the libraries the model depends on (recorded in the sidecar)."""
+    import scipy
+    import sklearn
+    import skops
+
+    from .. import __version__
+
+    return {"logsleuth": __version__, "scikit-learn": sklearn.__version__, "skops": skops.__version__,
+            "numpy": np.__version__, "scipy": scipy.__version__, "python": platform.python_version()}
+
+
+def train(corpus: str | os.PathLike[str], output: str | os.PathLike[str] = MODEL_DIR,
+          *, threshold: float = DEFAULT_THRESHOLD, rules: object | None = None) -> TrainResult:
+    """Analyse every corpus log, fit the model on all of them and write ``model.skops`` + ``model.json``.
+
+    Args:
+        corpus: directory with ``manifest.csv`` (``file,label,source,notes``) and the logs.
+        output: directory for the two files (default: inside the installed package, where ``analyze`` looks).
+        threshold: the probability the model's top label needs to decide (stored in the sidecar).
+        rules: a loaded ``RuleSet`` used to analyse the logs (default: built-ins).
+
+    Returns:
+        A ``TrainResult``.
+
+    Raises:
+        InputError: a bad manifest or unreadable log; too few labelled logs.
+    """
+    t0 = time.perf_counter()
+    corpus = Path(corpus)
+    rows = read_manifest(corpus)
+    samples = load_corpus(corpus, rules)
+    pipe, skipped = fit(samples)
+    feats = pipe.named_steps["features"]
+    meta = {
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": versions(),
+        "threshold": threshold,
+        "training_data": {
+            "manifest": "manifest.csv",
+            "sha256": corpus_sha256(corpus, rows),
+            "files": len(rows),
+            "groups": len({r.group for r in rows}),
+            "label_counts": dict(sorted(Counter(r.label for r in rows).items())),
+        },
+        "labels_skipped": skipped,
+        "features": {name: len(t.vocabulary_) for name, t, _ in feats.transformers_ if hasattr(t, "vocabulary_")},
+    }
+    meta["seconds"] = round(time.perf_counter() - t0, 3)
+    model_path, sidecar_path = save(pipe, meta, output)
+    from . import model as model_mod
+
+    if Path(output).resolve() == MODEL_DIR:
+        model_mod.reset_default()
+    return TrainResult(model_path, sidecar_path, meta, meta["seconds"])
+
+
+def fit_classifier(samples: Sequence[Sample], threshold: float = DEFAULT_THRESHOLD) -> Classifier:
+    """An in-memory ``Classifier`` fitted on ``samples`` (for cross-validation; nothing is written)."""
+    pipe, skipped = fit(samples)
+    return Classifier(pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_],
+                             "labels_skipped": skipped})
