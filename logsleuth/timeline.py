@@ -29,6 +29,8 @@ def _row(e: dict[str, Any]) -> str:
         return f"rank {e['rank']}"
     if e.get("host"):
         return str(e["host"])
+    if e.get("source") == "elastic":
+        return "launcher"
     return str(e.get("path", "?")).rsplit("/", 1)[-1]
 
 
