@@ -213,6 +213,93 @@ def rules_list(
         typer.echo(f"{s.id:48} {s.root_cause:26} {s.role:8} {s.severity:9} {s.title}")
 
 
+class VerifyBackend(str, Enum):
+    auto = "auto"
+    nccl = "nccl"
+    gloo = "gloo"
+
+
+class VerifyFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+@handles_errors
+def verify(
+    hypotheses: Annotated[Optional[list[str]], typer.Option("--for", help="Root cause to confirm or refute (repeatable), e.g. port_in_use.")] = None,
+    from_json: Annotated[Optional[Path], typer.Option("--from", help="Take the hypotheses (and master port) from a saved 'analyze -f json' result.")] = None,
+    show_env: Annotated[bool, typer.Option("--env", help="Only print the environment fingerprint (versions, NCCL settings, known-bad combinations).")] = False,
+    backend: Annotated[VerifyBackend, typer.Option("--backend", help="nccl on GPUs, gloo on CPU; auto picks nccl when GPUs are visible.")] = VerifyBackend.auto,
+    nproc_per_node: Annotated[Optional[int], typer.Option("--nproc-per-node", min=1, help="Ranks on this node (default: one per GPU, or 2 on CPU).")] = None,
+    nnodes: Annotated[str, typer.Option("--nnodes", help="Nodes, as torchrun's --nnodes (run verify on every node).")] = "1",
+    node_rank: Annotated[Optional[int], typer.Option("--node-rank", min=0, help="This node's rank (static rendezvous), as torchrun.")] = None,
+    rdzv_endpoint: Annotated[Optional[str], typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous (multi-node), as torchrun.")] = None,
+    rdzv_backend: Annotated[str, typer.Option("--rdzv-backend", help="Rendezvous backend, as torchrun.")] = "c10d",
+    rdzv_id: Annotated[str, typer.Option("--rdzv-id", help="Rendezvous id (the same on every node).")] = "logsleuth-verify",
+    master_addr: Annotated[Optional[str], typer.Option("--master-addr", help="The job's master address (port checks; a static rendezvous with --nnodes > 1 and no --rdzv-endpoint).")] = None,
+    master_port: Annotated[Optional[int], typer.Option("--master-port", min=1, max=65535, help="The job's master port (port checks; a static rendezvous with --nnodes > 1 and no --rdzv-endpoint).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=5.0, help="Hard wall-clock limit per probe run, seconds; a hang past it is killed and reported.")] = 120.0,
+    min_size: Annotated[Optional[str], typer.Option("--min-size", help="Smallest message, e.g. 8 or 1K (default 8 B).")] = None,
+    max_size: Annotated[Optional[str], typer.Option("--max-size", help="Largest message, e.g. 256M or 1G (default 256 MiB on GPU, 4 MiB on CPU).")] = None,
+    all_sizes: Annotated[bool, typer.Option("--all-sizes", help="Bandwidth rows for every size, not only the largest per op.")] = False,
+    expected_busbw: Annotated[Optional[float], typer.Option("--expected-busbw", min=0.0, help="Expected busbw in GB/s to compare with (instead of the built-in table).")] = None,
+    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Keep the captured logs here (default: a new temp directory).")] = None,
+    fmt: Annotated[VerifyFormat, typer.Option("--format", "-f", help="Report format.")] = VerifyFormat.text,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report here instead of stdout.")] = None,
+    inject: Annotated[str, typer.Option("--inject", hidden=True, help="Fault injection for tests: hang@R, absent@R, corrupt@R.")] = "none",
+) -> None:
+    """Run a minimal NCCL/gloo probe under torchrun and confirm or refute a diagnosis.
+
+    Exit 0 when the probe is healthy and no hypothesis is confirmed, 1 otherwise, 2 on bad usage or without torch.
+
+    Example: logsleuth verify --backend gloo --nproc-per-node 2 --for port_in_use --master-port 29500
+    """
+    from .verify import (Hints, ProbeConfig, VerifyError, hypotheses_from_json, render_text, require_torch,
+                         to_dict, validate_hypothesis)
+    from .verify import verify as run_verify
+
+    if show_env:
+        from .verify.env import check_versions, fingerprint, render_fingerprint
+
+        require_torch(allow_broken=True)
+        fp = fingerprint()
+        problems = check_versions(fp)
+        if fmt == VerifyFormat.json:
+            data = {"schema_version": 1, "kind": "verify-env", "fingerprint": fp.to_dict(),
+                    "problems": [p.__dict__ for p in problems]}
+            _write(json.dumps(data, indent=2, default=str) + "\n", output)
+        else:
+            _write(render_fingerprint(fp, problems), output)
+        return
+    require_torch()
+    wanted = [validate_hypothesis(h) for h in hypotheses or []]
+    hints = Hints()
+    if from_json is not None:
+        ids, hints = hypotheses_from_json(from_json)
+        wanted += [h for h in ids if h not in wanted]
+    from .verify.bandwidth import parse_size
+
+    lo = parse_size(min_size) if min_size else None
+    hi = parse_size(max_size) if max_size else None
+    if lo is not None and hi is not None and lo > hi:
+        raise VerifyError(f"--min-size {min_size} is larger than --max-size {max_size}")
+    addr = master_addr or (hints.master_addr if master_port is None else None)
+    port = master_port or hints.master_port
+    cfg = ProbeConfig(backend=backend.value, nproc_per_node=nproc_per_node, nnodes=nnodes, node_rank=node_rank,
+                      rdzv_endpoint=rdzv_endpoint, rdzv_backend=rdzv_backend, rdzv_id=rdzv_id, master_addr=addr,
+                      master_port=port, timeout=timeout, min_bytes=lo, max_bytes=hi, inject=inject)
+    # on one node the base probe stays --standalone; the job's master address/port steer the port checks
+    base_cfg = cfg if cfg.multi_node else cfg.replace(master_addr=None, master_port=None)
+    hints = Hints(addr, port)
+    rep = run_verify(base_cfg, wanted, log_dir=log_dir, hints=hints, all_sizes=all_sizes,
+                     expected_busbw=expected_busbw)
+    text = json.dumps(to_dict(rep), indent=2, default=str) + "\n" if fmt == VerifyFormat.json else render_text(rep)
+    _write(text, output)
+    if rep.problem_found:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console entry point."""
     app()

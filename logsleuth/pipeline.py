@@ -111,8 +111,9 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState, rank_from_
         state.tail.append(ev)
         if (found or ev.level != "info" and ev.level != "debug") and len(state.notable) < MAX_NOTABLE:
             state.notable.append(ev)
-        if ev.is_error:
-            state.error_events += 1
+        if ev.is_error or (ev.source == "nccl" and ev.level == "warning"):
+            # NCCL prints failures as WARN (src/debug.cc has no ERROR level): an unexplained WARN is not a healthy log
+            state.error_events += ev.is_error
             if not found and len(state.unexplained) < MAX_UNEXPLAINED:
                 state.unexplained.append(ev)
                 kept = True

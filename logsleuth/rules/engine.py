@@ -1,8 +1,9 @@
 """Compile rules and run them over events.
 
-Every event's text first meets one combined prefilter regex (all rules' ``match`` patterns, named groups
-removed); only events it hits are tried rule by rule. Context patterns (``requires``/``boosts``/``lowers``)
-are searched in every line the same way and remembered as a set of hit pattern indexes, so memory stays flat.
+Every event's text first meets one literal prefilter (``prefilter.LiteralPrefilter``: the literal factors of all
+rules' ``match`` patterns and all context patterns in one Aho-Corasick automaton, one pass per text); only the
+rules whose factors occur are tried, and only the context patterns whose factors occur are searched. Context hits
+(``requires``/``boosts``/``lowers``/``absent``) are remembered as a set of pattern indexes, so memory stays flat.
 User regexes run with a timeout (``regex``'s ``timeout=``); a pattern that times out counts as no match.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import regex
 from ..errors import RuleError
 from ..types import SEVERITY_RANK, Event, Match
 from .loader import RuleFile, load_file, rule_paths
+from .prefilter import LiteralPrefilter
 from .schema import RuleSpec
 from .validate import validate
 
@@ -25,7 +27,6 @@ REGEX_TIMEOUT_S = 0.25  # per search; a catastrophic pattern costs at most this 
 BASE_CONFIDENCE = {"info": 0.5, "low": 0.6, "medium": 0.75, "high": 0.85, "critical": 0.92}
 BOOST = 0.04
 LOWER = 0.15
-_NAMED = regex.compile(r"\(\?P<\w+>")
 _SCALARS = (str, int, float, bool)
 
 
@@ -36,15 +37,6 @@ def builtin_rules_dir() -> Path:
         if cand.is_dir():
             return cand
     raise RuleError("built-in rules not found (broken install?)", str(here / "_data" / "rules"))
-
-
-def _combine(patterns: Sequence[str]) -> regex.Pattern[str] | None:
-    if not patterns:
-        return None
-    try:
-        return regex.compile("|".join(f"(?:{_NAMED.sub('(?:', p)})" for p in patterns))
-    except regex.error:
-        return None  # e.g. a backreference to a removed name: fall back to no prefilter
 
 
 @dataclass
@@ -61,6 +53,8 @@ class CompiledRule:
     lowers: list[int] = field(default_factory=list)
     absent: list[int] = field(default_factory=list)
     sources: frozenset[str] | None = None
+    any_keys: tuple[int, ...] = ()  # prefilter keys of the ``any`` patterns
+    all_keys: tuple[int, ...] = ()  # prefilter keys of the ``all`` patterns
 
     @property
     def id(self) -> str:
@@ -107,19 +101,42 @@ class RuleSet:
                 sources=frozenset(s.sources) if s.sources else None,
             ))
         self.by_id = {r.id: r for r in self.rules}
-        self._prefilter = _combine([p for rf in self.files for p in (*rf.spec.match.any, *rf.spec.match.all)])
-        self._ctx_prefilter = _combine([p.pattern for p in self.context_patterns])
+        # one automaton for everything: keys [0, n_match) are match patterns, then the context patterns
+        match_patterns: list[str] = []
+        for r in self.rules:
+            r.any_keys = tuple(range(len(match_patterns), len(match_patterns) + len(r.spec.match.any)))
+            match_patterns.extend(r.spec.match.any)
+            r.all_keys = tuple(range(len(match_patterns), len(match_patterns) + len(r.spec.match.all)))
+            match_patterns.extend(r.spec.match.all)
+        self._ctx_base = len(match_patterns)
+        self.prefilter = LiteralPrefilter(match_patterns + [p.pattern for p in self.context_patterns])
+        self._last: tuple[str | None, set[int]] = (None, set())
 
     def __len__(self) -> int:
         return len(self.rules)
 
+    def literal_hits(self, text: str) -> set[int]:
+        """Prefilter keys whose literal factors occur in ``text`` (cached for the last text: ``context_hits`` and
+        ``match_event`` see the same event text one after the other)."""
+        last = self._last
+        if last[0] is text:
+            return last[1]
+        hits = self.prefilter.hits(text)
+        self._last = (text, hits)
+        return hits
+
     def match_event(self, event: Event) -> list[Match]:
         """All rules that fire on ``event`` (before context: ``requires``/``boosts`` are applied by ``finalize``)."""
         text = event.text
-        if self._prefilter is not None and _search(self._prefilter, text) is None:
+        keys = self.literal_hits(text)
+        if not keys:
             return []
         out: list[Match] = []
         for rule in self.rules:
+            if rule.any_keys and not any(k in keys for k in rule.any_keys):
+                continue
+            if rule.all_keys and not all(k in keys for k in rule.all_keys):
+                continue
             if rule.sources is not None and event.source not in rule.sources:
                 continue
             groups: dict[str, Any] = {}
@@ -150,12 +167,16 @@ class RuleSet:
 
     def context_hits(self, text: str, hits: set[int]) -> None:
         """Add to ``hits`` the indexes of context patterns found in ``text`` (one line or event)."""
-        if self._ctx_prefilter is None or len(hits) == len(self.context_patterns):
+        if len(hits) == len(self.context_patterns):
             return
-        if _search(self._ctx_prefilter, text) is None:
+        keys = self.literal_hits(text)
+        if not keys:
             return
-        for i, p in enumerate(self.context_patterns):
-            if i not in hits and _search(p, text):
+        base = self._ctx_base
+        patterns = self.context_patterns
+        for k in keys:
+            i = k - base
+            if i >= 0 and i not in hits and _search(patterns[i], text):
                 hits.add(i)
 
     def finalize(self, matches: Iterable[Match], hits: set[int], last_lines: dict[str, int] | None = None) -> list[Match]:

@@ -33,7 +33,7 @@ from ..errors import LogsleuthError
 from ..taxonomy import NOT_A_CAUSE, ROOT_CAUSES
 from . import env as envmod
 from .bandwidth import human_bytes
-from .run import ProbeConfig, ProbeRun, run_probe
+from .run import ProbeConfig, ProbeRun, progress, run_probe
 
 SHM_NEED = 1 << 30  # NCCL troubleshooting guide: run containers with --shm-size=1g
 SHM_SOURCE = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html"
@@ -119,28 +119,49 @@ class Session:
 
 
 # -- evidence helpers ---------------------------------------------------------------------------------------------
+_TELLING = re.compile(r"\b\w*(?:Error|Exception|Interrupt)\b|exitcode|NCCL WARN|Timed out|timed out")
+
+
 def _first_line(text: str) -> str:
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    """The telling line of an event's text: for a block (traceback, elastic summary) the last line naming an
+    error or exit code, else its first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         return ""
-    # a traceback's last line says what happened
-    return (lines[-1] if lines[0].lstrip().startswith(("Traceback", "[rank")) and len(lines) > 1 else lines[0])[:300]
+    if len(lines) > 1:
+        telling = [ln for ln in lines if _TELLING.search(ln)]
+        if telling:
+            return telling[-1][:300]
+    return lines[0][:300]
 
 
 def evidence_for(run: ProbeRun, cause: str | None = None, limit: int = 4) -> list[str]:
-    """Evidence lines of ``run`` for ``cause`` (default: its first cause): analyzer matches, then runner findings."""
+    """Evidence lines of ``run`` for ``cause`` (default: its first cause): analyzer matches, runner findings, and
+    where each rank stopped when the run did not succeed."""
+    if cause is None and run.causes:
+        cause = run.causes[0]
     out: list[str] = []
-    d = run.diagnosis
-    if d is not None and d.verdict == "failure" and (cause is None or d.root_cause == cause):
-        for m in d.evidence[:limit]:
-            out.append(f"{m.event.path}:{m.event.line}: {_first_line(m.event.text)}")
     for f in run.findings:
         if cause is None or f.root_cause == cause:
             out.append(f"probe: {f.summary}")
             out.extend(f.evidence[:limit])
+    d = run.diagnosis
+    if d is not None and d.verdict == "failure" and (cause is None or d.root_cause == cause):
+        for m in d.evidence[:limit]:
+            line = f"{m.event.path}:{m.event.line}: {_first_line(m.event.text)}"
+            if line not in out:
+                out.append(line)
     if not out and d is not None and d.verdict == "unknown":
         out += [f"{e.path}:{e.line}: {_first_line(e.text)}" for e in d.unexplained[:limit]]
-    return out[: limit * 3]
+    out = out[: limit * 3]
+    if not run.ok and run.ranks:
+        if not any(line.startswith("probe: ") for line in out):
+            out.append("probe: " + progress(run))
+        # each rank's last words (a traceback's last line, or its last probe step)
+        for st in run.ranks[:limit]:
+            if st.last_line and st.last_line not in out:
+                out.append(st.last_line)
+    return out
 
 
 def describe_failure(run: ProbeRun) -> str:
@@ -157,6 +178,7 @@ def describe_failure(run: ProbeRun) -> str:
 
 
 def _same(run: ProbeRun, h: str) -> Verdict | None:
+    """A confirmed verdict when ``run`` shows root cause ``h`` (reason = what its logs or the runner say)."""
     if h not in run.causes:
         return None
     d = run.diagnosis
@@ -164,7 +186,8 @@ def _same(run: ProbeRun, h: str) -> Verdict | None:
         what = d.message or d.title
     else:
         what = next(f.summary for f in run.findings if f.root_cause == h)
-    return Verdict(h, CONFIRMED, f"The probe fails the same way: {what}", tuple(evidence_for(run, h)), (run.name,))
+    ev = tuple(e for e in evidence_for(run, h) if e != f"probe: {what}")
+    return Verdict(h, CONFIRMED, what, ev, (run.name,))
 
 
 # -- checks -------------------------------------------------------------------------------------------------------
@@ -172,7 +195,7 @@ def check_generic(s: Session, h: str) -> Verdict:
     base = s.base
     same = _same(base, h)
     if same:
-        return same
+        return Verdict(h, CONFIRMED, f"The probe fails the same way: {same.reason}", same.evidence, same.runs)
     if not base.ok:
         return Verdict(h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}, which is not {h}; fix that first "
                        "and run verify again.", tuple(evidence_for(base)), (base.name,))
@@ -188,7 +211,7 @@ def check_collective_timeout(s: Session, h: str) -> Verdict:
     same = _same(base, h)
     if same:
         return Verdict(h, CONFIRMED, "A minimal probe hangs here too, so the communication path itself stalls "
-                       f"(network, NCCL transport or a GPU), not only the job: {same.reason}", same.evidence, same.runs)
+                       f"(network, NCCL transport or a GPU), not only the job. {same.reason}", same.evidence, same.runs)
     if base.ok:
         biggest = max((r.bytes for r in base.results), default=0)
         ops = sorted({r.op for r in base.results})

@@ -384,7 +384,7 @@ def port_holder(port: int) -> tuple[int | None, str | None]:
             if c.pid is None:
                 return None, None
             try:
-                cmd = " ".join(psutil.Process(c.pid).cmdline())[:200]
+                cmd = re.sub(r"\s+", " ", " ".join(psutil.Process(c.pid).cmdline())).strip()[:160]
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 cmd = None
             return c.pid, cmd

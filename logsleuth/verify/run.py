@@ -185,15 +185,13 @@ class ProbeRun:
 
     @property
     def causes(self) -> tuple[str, ...]:
-        """Root causes this run shows: the analyzer's (when it found a failure) and the runner's findings."""
-        out: list[str] = []
+        """Root causes this run shows, best first: the runner's findings (from the probe's own progress lines,
+        the most specific for a probe), then the analyzer's root cause when it found a failure."""
+        out: list[str] = [f.root_cause for f in self.findings if f.root_cause]
         d = self.diagnosis
         if d is not None and d.verdict == "failure":
             out.append(d.root_cause)
-        for f in self.findings:
-            if f.root_cause and f.root_cause not in out:
-                out.append(f.root_cause)
-        return tuple(out)
+        return tuple(dict.fromkeys(out))
 
 
 def default_nproc(backend: str) -> int:
@@ -410,11 +408,20 @@ def _describe(state: RankState) -> str:
     last = state.last
     if not state.started:
         return f"{who} printed nothing (never started)"
+    if state.done:
+        return f"{who} finished"
+    if last.get("ev") == "result":
+        return f"{who} had finished {last.get('op')} of {last.get('bytes')} B"
     if last.get("ev") == "phase" and last.get("name") == "op_start":
         return f"{who} was in {last.get('op')} of {last.get('bytes')} B"
     if last.get("ev") == "phase":
         return f"{who}'s last step was {last.get('name')}"
     return f"{who}'s last record was {last.get('ev')}"
+
+
+def progress(run: ProbeRun) -> str:
+    """Where each local rank stopped, in one sentence."""
+    return "where each rank stopped: " + "; ".join(_describe(s) for s in run.ranks) + "."
 
 
 _INIT_TIMEOUT = re.compile(r"wait timeout after \d+ ?ms|Socket Timeout|timed out|Timed out|DistStoreError")
