@@ -59,11 +59,8 @@ def resolve_events(matches: Sequence[Match]) -> list[Match]:
     return out
 
 
-def _enrich_first_failure(event: Event, elastic_root: Event | None, rank_from_local: bool = False) -> Event:
-    """Fill rank/host/local_rank the failing line does not print: from the elastic summary's root-cause entry, or
-    (single-node torchrun log dir) rank = local_rank."""
-    if event.rank is None and rank_from_local and event.local_rank is not None:
-        event = dataclasses.replace(event, rank=event.local_rank)
+def _enrich_first_failure(event: Event, elastic_root: Event | None) -> Event:
+    """Fill rank/host/local_rank the failing line does not print from the elastic summary's root-cause entry."""
     if elastic_root is None or event is elastic_root:
         return event
     if event.rank is not None and event.host is not None:
@@ -88,7 +85,6 @@ def diagnose(
     stats: dict[str, Any] | None = None,
     versions: dict[str, str] | None = None,
     elastic_root: Event | None = None,
-    rank_from_local: bool = False,
 ) -> Diagnosis:
     """Decide the verdict and root cause.
 
@@ -100,7 +96,6 @@ def diagnose(
         stats: counters to attach (``bytes``, ``lines``, ``events``, ``seconds``).
         versions: software versions found in the log.
         elastic_root: the elastic summary's "Root Cause (first observed failure)" entry, if any.
-        rank_from_local: the logs come from one node's torchrun log dir, so local_rank == rank.
 
     Returns:
         The ``Diagnosis``; hypotheses are ranked best first.
@@ -167,7 +162,7 @@ def diagnose(
         rule_id=winner.rule_id,
         severity=spec.severity,
         hypotheses=tuple(hypotheses),
-        first_failure=_enrich_first_failure(winner.event, elastic_root, rank_from_local),
+        first_failure=_enrich_first_failure(winner.event, elastic_root),
         symptoms=tuple(symptoms[:MAX_LISTED]),
         evidence=tuple(evidence[:MAX_LISTED]),
         unexplained=tuple(unexplained[:MAX_LISTED]),

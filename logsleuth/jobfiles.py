@@ -70,7 +70,7 @@ def error_files(roots: list[str]) -> list[str]:
     return out
 
 
-def error_file_event(path: str) -> Event | None:
+def error_file_event(path: str, facts: PathFacts | None = None) -> Event | None:
     """The failure an ``error.json`` records, as one event; None when it is not a torchrun error file.
 
     Format (``torch/distributed/elastic/multiprocessing/errors/error_handler.py``)::
@@ -92,7 +92,7 @@ def error_file_event(path: str) -> Event | None:
         when: datetime | None = datetime.fromtimestamp(int(extra.get("timestamp", 0)))
     except (TypeError, ValueError, OverflowError, OSError):
         when = None
-    facts = infer(path)
+    facts = facts or infer(path)
     last = stack.splitlines()[-1] if stack else ""
     exc_type, _, exc_msg = last.partition(": ")
     return Event(

@@ -60,12 +60,8 @@ class RankActivity:
     hosts: set[str] = field(default_factory=set)
 
 
-def consume(events: Iterable[Event], rules: RuleSet, state: JobState, rank_from_local: bool = False) -> None:
-    """Run the rules over one file's ``events``, updating ``state``.
-
-    Args:
-        rank_from_local: the file comes from a single-node torchrun log dir, where local_rank == rank.
-    """
+def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
+    """Run the rules over one file's ``events``, updating ``state``."""
     match_event = rules.match_event
     context_hits = rules.context_hits
     hits = state.context_hits
@@ -85,7 +81,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState, rank_from_
         ws = find_world_size(text)
         if ws is not None and ws > (state.world_size or 0):
             state.world_size = ws
-        rank = ev.rank if ev.rank is not None else (ev.local_rank if rank_from_local else None)
+        rank = ev.rank
         if rank is not None:
             act = state.ranks.get(rank)
             if act is None:
@@ -205,22 +201,32 @@ def analyze(
     files = expand_paths(given)
     facts = {p: infer(p) for p in files}
     torchrun_runs = {p.replace("\\", "/").rsplit("/attempt_", 1)[0] for p, f in facts.items() if f.kind == "torchrun"}
-    single_node = len(torchrun_runs) == 1
+    if len(torchrun_runs) == 1:
+        # one node's torchrun log dir: its local ranks are the global ranks
+        facts = {p: dataclasses.replace(f, rank=f.local_rank) if f.kind == "torchrun" else f for p, f in facts.items()}
     read_stats = ReadStats()
     state = JobState()
     file_index: dict[str, int] = {}
+    skipped: list[dict[str, str]] = []
     for path in files:
         file_index.setdefault(path, len(file_index))
         f = facts[path]
-        consume(parse(iter_lines(path, read_stats), path, f), rules, state,
-                rank_from_local=single_node and f.kind == "torchrun")
+        try:
+            consume(parse(iter_lines(path, read_stats), path, f), rules, state)
+        except InputError as exc:
+            if len(files) == 1:
+                raise
+            # one bad file of a multi-file job: keep what was read before the fault, note it, go on
+            skipped.append({"path": path, "error": str(exc)})
     for path in error_files([p for p in given if os.path.isdir(p)]):
-        ev = error_file_event(path)
+        ev = error_file_event(path, facts.get(path) or infer(path))
         if ev is not None:
             file_index.setdefault(path, len(file_index))
-            consume([ev], rules, state, rank_from_local=single_node)
+            consume([ev], rules, state)
     if state.events == 0:
         where = files[0] if len(files) == 1 else None
+        if skipped:
+            raise InputError(f"no readable log lines; {len(skipped)} file(s) failed, first: {skipped[0]['error']}", where)
         raise InputError("empty input: no log lines to analyse", where)
     matches = rules.finalize(state.matches, state.context_hits, state.last_lines)
     stats = {
@@ -230,13 +236,13 @@ def analyze(
         "error_events": state.error_events,
         "truncated_lines": read_stats.truncated_lines,
         "paths": list(file_index),
+        "skipped": skipped,
         "seconds": 0.0,
     }
     order = _order(state, file_index, [m.event for m in matches])
     diag = diagnose(
         matches, rules, state.unexplained,
         order=order, stats=stats, versions=state.versions, elastic_root=state.elastic_root,
-        rank_from_local=single_node,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(state, diag))
     if model:

@@ -13,6 +13,7 @@ from .model import Vote
 
 RULE_DECIDES_SEVERITY = "high"  # a cause rule at or above this severity ...
 RULE_DECIDES_CONFIDENCE = 0.8  # ... and at or above this confidence decides alone
+MODEL_OVERRIDES_AT = 0.8  # the model's probability needed to replace a (weak) rule's answer with another cause
 ABSTAIN_BELOW = 0.5  # same bar as diagnose.ABSTAIN_BELOW: below it the verdict is ``unknown``
 MAX_MODEL_EVIDENCE = 5
 
@@ -125,6 +126,10 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], *, explain: bool 
             rule_title = _rule_title(d.rule_id)
             changes.update(verdict="failure", root_cause=guess, fix=fix, title=rule_title or taxonomy_title(guess))
         return dataclasses.replace(d, **changes)
+
+    if d.verdict == "failure" and vote.probability < max(MODEL_OVERRIDES_AT, vote.threshold):
+        # contradicting a rule's answer takes stronger evidence than filling an abstention
+        return dataclasses.replace(d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote))
 
     # the model names another cause (or the only one): it decides
     fix, severity = fix_for(vote.label)

@@ -10,9 +10,8 @@ three systems are scored on the same held-out predictions:
 - **combined**: ``combine.combine`` — exactly what ``analyze`` does with the shipped model.
 
 ``drop_rule_lines=True`` runs the ablation instead: from every log the rules diagnosed correctly, every line of
-every event that was evidence for the winning cause (``Diagnosis.evidence``: the winning rule's matches and any
-other rule's matches for that cause, up to 50) is deleted, the shortened log is analysed again, and the same fold
-models vote on it. A log whose lines were all evidence becomes empty; it counts as a miss (``unknown``) for all
+every event the winning rule matched (``features.decisive_matches``: the decisive lines; a traceback event goes
+whole) is deleted, the shortened log is analysed again by the rules, and the same fold models vote on it. A log whose lines were all evidence becomes empty; it counts as a miss (``unknown``) for all
 three systems and the number is reported as ``emptied``.
 
 Metrics per system (``metrics``): ``accuracy`` (abstentions count as wrong), ``macro_f1`` over the true labels,
@@ -32,7 +31,7 @@ import numpy as np
 
 from ..errors import InputError, LogsleuthError
 from .combine import combine
-from .features import Sample, collect, doc_lines, document, load_corpus
+from .features import Sample, collect, decisive_matches, doc_lines, load_corpus
 from .model import DEFAULT_THRESHOLD, Classifier, Vote
 
 SYSTEMS = ("rules", "model", "combined")
@@ -102,7 +101,7 @@ def _ablate(sample: Sample, workdir: Path) -> list[str]:
     from ..read import COMPRESSED_SUFFIXES, expand_paths, iter_lines
 
     drop: dict[str, set[int]] = {}
-    for m in sample.diagnosis.evidence:
+    for m in decisive_matches(sample.diagnosis):
         drop.setdefault(m.event.path, set()).update(range(m.event.line, m.event.end_line + 1))
     src = sample.path
     files = expand_paths([str(src)])

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, LogsleuthError
-from ..types import Diagnosis, Event
+from ..types import Diagnosis, Event, Match
 
 MAX_EVENT_CHARS = 1500  # characters of one event kept in the text column (a traceback keeps its end)
 MAX_TEMPLATE_CHARS = 400  # characters of one masked template kept in the templates column
@@ -125,6 +125,26 @@ def collect(paths: Sequence[str | os.PathLike[str]], rules: object) -> tuple[Dia
     with capturing() as box:
         analyze(list(paths), rules=rules, model=True)  # type: ignore[arg-type]
     return box[-1]
+
+
+def decisive_matches(d: Diagnosis) -> list[Match]:
+    """The winning rule's matches (its decisive lines): ``d.evidence`` restricted to ``d.rule_id``."""
+    return [m for m in d.evidence if d.rule_id is not None and m.rule_id == d.rule_id]
+
+
+def without_decisive(s: Sample) -> list[DocLine]:
+    """``s``'s document lines with the events the winning rule matched removed (training augmentation).
+
+    Returns an empty list when the rules did not name ``s``'s label or nothing else is left.
+    """
+    d = s.diagnosis
+    if d.verdict != "failure" or d.root_cause != s.row.label:
+        return []
+    gone = {(m.event.path, m.event.line) for m in decisive_matches(d)}
+    if not gone:
+        return []
+    return doc_lines([e for e in s.notable if (e.path, e.line) not in gone],
+                     [e for e in s.tail if (e.path, e.line) not in gone])
 
 
 # ---- the labelled corpus -------------------------------------------------------------------------------------

@@ -28,24 +28,29 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .features import Sample, corpus_sha256, document, load_corpus, read_manifest
+from .features import Sample, corpus_sha256, document, load_corpus, read_manifest, without_decisive
 from .model import DEFAULT_THRESHOLD, MODEL_DIR, Classifier, save
 
 WORD_TOKENS = r"<[A-Za-z]+>|[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_]"  # words and the masks (<NUM>, <IP>...), no numbers
 MAX_WORD_FEATURES = 20000
 MAX_CHAR_FEATURES = 30000
-C = 10.0  # inverse L2 strength of the logistic regression
+C = 1.0  # inverse L2 strength of the linear SVM
 MAX_CALIBRATION_FOLDS = 3
 RANDOM_STATE = 0
+AUGMENT = True  # train on each log and on its copy without the decisive rule lines
 
 
-def build_pipeline(n_folds: int) -> Any:
-    """The untrained ``Pipeline`` (see the module docstring); ``n_folds`` is the calibration's k (>= 2)."""
+def build_pipeline(calibration_folds: Any) -> Any:
+    """The untrained ``Pipeline`` (see the module docstring).
+
+    Args:
+        calibration_folds: the calibration's ``cv``: an int k, or a list of ``(train_idx, test_idx)`` pairs.
+    """
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.compose import ColumnTransformer
     from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import Pipeline
+    from sklearn.svm import LinearSVC
 
     features = ColumnTransformer([
         ("tpl", TfidfVectorizer(token_pattern=WORD_TOKENS, ngram_range=(1, 2), sublinear_tf=True, min_df=2,
@@ -53,8 +58,8 @@ def build_pipeline(n_folds: int) -> Any:
         ("txt", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2,
                                 max_features=MAX_CHAR_FEATURES, dtype=np.float32), 1),
     ])
-    linear = LogisticRegression(C=C, class_weight="balanced", max_iter=5000, random_state=RANDOM_STATE)
-    clf = CalibratedClassifierCV(linear, method="sigmoid", cv=n_folds, ensemble=True)
+    linear = LinearSVC(C=C, class_weight="balanced", max_iter=20000, random_state=RANDOM_STATE)
+    clf = CalibratedClassifierCV(linear, method="temperature", cv=calibration_folds, ensemble=False)
     return Pipeline([("features", features), ("clf", clf)])
 
 
@@ -65,8 +70,47 @@ def trainable(labels: Sequence[str]) -> tuple[set[str], set[str]]:
     return kept, set(counts) - kept
 
 
-def fit(samples: Sequence[Sample]) -> tuple[Any, list[str]]:
+def training_rows(samples: Sequence[Sample], augment: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Model rows for ``samples``: each log's document and, with ``augment``, a second copy without the lines the
+    winning rule matched (``features.without_decisive``) so the model learns the context around a cause, not just
+    the line a rule already knows.
+
+    Returns:
+        ``(x, y, groups)``: ``x`` shape ``(n, 2)`` object array, ``y`` labels, ``groups`` = the source log's index
+        (a log and its augmented copy share one, so calibration folds never split them).
+    """
+    x: list[list[str]] = []
+    y: list[str] = []
+    groups: list[int] = []
+    for i, s in enumerate(samples):
+        x.append(document(s.lines))
+        y.append(s.row.label)
+        groups.append(i)
+        if augment:
+            lines = without_decisive(s)
+            if lines:
+                x.append(document(lines))
+                y.append(s.row.label)
+                groups.append(i)
+    return np.asarray(x, dtype=object).reshape(-1, 2), np.asarray(y), np.asarray(groups)
+
+
+def calibration_folds(y: np.ndarray, groups: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Grouped, stratified folds for the calibration (k = min(3, fewest logs of any label), at least 2)."""
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    per_label = Counter(lab for lab, _ in {(lab, g) for lab, g in zip(y.tolist(), groups.tolist())})
+    k = max(2, min(MAX_CALIBRATION_FOLDS, min(per_label.values())))
+    splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=RANDOM_STATE)
+    return [(tr, te) for tr, te in splitter.split(np.zeros(len(y)), y, groups)]
+
+
+def fit(samples: Sequence[Sample], *, augment: bool | None = None) -> tuple[Any, list[str]]:
     """Fit the pipeline on ``samples`` (their ``row.label``).
+
+    Args:
+        samples: analysed corpus logs.
+        augment: add each log's copy without its decisive rule lines (``training_rows``).
 
     Returns:
         ``(pipeline, skipped_labels)``.
@@ -74,15 +118,19 @@ def fit(samples: Sequence[Sample]) -> tuple[Any, list[str]]:
     Raises:
         InputError: fewer than two labels with at least two logs each.
     """
+    import warnings
+
     kept, skipped = trainable([s.row.label for s in samples])
     if len(kept) < 2:
         raise InputError("need at least two labels with two or more logs each to train a classifier")
     use = [s for s in samples if s.row.label in kept]
-    x = np.asarray([document(s.lines) for s in use], dtype=object)
-    y = np.asarray([s.row.label for s in use])
-    n_folds = max(2, min(MAX_CALIBRATION_FOLDS, min(Counter(y.tolist()).values())))
-    pipe = build_pipeline(n_folds)
-    pipe.fit(x, y)
+    x, y, groups = training_rows(use, AUGMENT if augment is None else augment)
+    pipe = build_pipeline(calibration_folds(y, groups))
+    with warnings.catch_warnings():
+        # tiny classes: sklearn warns that y "could represent a regression problem"; it does not
+        warnings.filterwarnings("ignore", message="The number of unique classes", category=UserWarning)
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        pipe.fit(x, y)
     return pipe, sorted(skipped)
 
 

@@ -109,11 +109,28 @@ class RuleSet:
             r.all_keys = tuple(range(len(match_patterns), len(match_patterns) + len(r.spec.match.all)))
             match_patterns.extend(r.spec.match.all)
         self._ctx_base = len(match_patterns)
+        self._rules_by_key: dict[int, list[int]] = {}
+        self._always_rules: list[int] = []
+        for i, r in enumerate(self.rules):
+            for k in (*r.any_keys, *r.all_keys):
+                self._rules_by_key.setdefault(k, []).append(i)
+            if not r.any_keys and not r.all_keys:
+                self._always_rules.append(i)
         self.prefilter = LiteralPrefilter(match_patterns + [p.pattern for p in self.context_patterns])
         self._last: tuple[str | None, set[int]] = (None, set())
 
     def __len__(self) -> int:
         return len(self.rules)
+
+    def fingerprint(self) -> str:
+        """A short sha256 over every rule's content (id, patterns, context, texts): changes when any rule does."""
+        import hashlib
+
+        h = hashlib.sha256()
+        for r in sorted(self.rules, key=lambda r: r.id):
+            h.update(r.spec.model_dump_json().encode())
+            h.update(b"\n")
+        return h.hexdigest()[:16]
 
     def literal_hits(self, text: str) -> set[int]:
         """Prefilter keys whose literal factors occur in ``text`` (cached for the last text: ``context_hits`` and
@@ -129,10 +146,18 @@ class RuleSet:
         """All rules that fire on ``event`` (before context: ``requires``/``boosts`` are applied by ``finalize``)."""
         text = event.text
         keys = self.literal_hits(text)
-        if not keys:
+        if not keys and not self._always_rules:
+            return []
+        by_key = self._rules_by_key
+        candidates = {i for k in keys if k in by_key for i in by_key[k]}
+        if self._always_rules:
+            candidates.update(self._always_rules)
+        if not candidates:
             return []
         out: list[Match] = []
-        for rule in self.rules:
+        rules = self.rules
+        for i in sorted(candidates):
+            rule = rules[i]
             if rule.any_keys and not any(k in keys for k in rule.any_keys):
                 continue
             if rule.all_keys and not all(k in keys for k in rule.all_keys):

@@ -9,8 +9,8 @@ cannot be derived (unsupported syntax, or a match that needs no literal, like ``
 possibly matching everywhere, so the prefilter never hides a match.
 
 Case-insensitive parts (``(?i:...)``) are expanded to every ASCII case variant of a short window of the literal;
-a line that is not pure ASCII may fold differently (``ſ`` == ``s`` under ``regex``'s IGNORECASE), so on such a
-line every pattern with a case-insensitive factor is reported as possibly matching.
+a line that is not pure ASCII may fold differently (``ſ`` == ``s`` under ``regex``'s IGNORECASE), so such a line
+is also searched, case-folded, for the case-folded factors.
 """
 from __future__ import annotations
 
@@ -136,6 +136,16 @@ def required_literals(pattern: str) -> tuple[frozenset[str], bool] | None:
     return f
 
 
+def _automaton(words: dict[str, set[int]]) -> ahocorasick.Automaton | None:
+    if not words:
+        return None
+    a = ahocorasick.Automaton()
+    for word, keys in words.items():
+        a.add_word(word, tuple(sorted(keys)))
+    a.make_automaton()
+    return a
+
+
 class LiteralPrefilter:
     """Which of many patterns can match a text, from one Aho-Corasick pass.
 
@@ -164,13 +174,14 @@ class LiteralPrefilter:
         self.always = frozenset(always)
         self.case_insensitive = frozenset(ci_keys)
         self.literals = sorted(by_literal)
-        self._automaton: ahocorasick.Automaton | None = None
-        if by_literal:
-            a = ahocorasick.Automaton()
-            for lit, keys in by_literal.items():
-                a.add_word(lit, tuple(sorted(keys)))
-            a.make_automaton()
-            self._automaton = a
+        self._automaton = _automaton(by_literal)
+        folded: dict[str, set[int]] = {}
+        for i, pat in enumerate(patterns):
+            f = required_literals(pat) if i in ci_keys else None
+            if f is not None:
+                for a in f[0]:
+                    folded.setdefault(a.casefold(), set()).add(i)
+        self._folded = _automaton(folded)
 
     def hits(self, text: str) -> set[int]:
         """Indexes of the patterns that may match somewhere in ``text`` (a superset of those that do)."""
@@ -178,8 +189,9 @@ class LiteralPrefilter:
         if self._automaton is not None:
             for _end, keys in self._automaton.iter(text):
                 out.update(keys)
-        if self.case_insensitive and not text.isascii():
-            out |= self.case_insensitive
+        if self._folded is not None and not text.isascii():
+            for _end, keys in self._folded.iter(text.casefold()):
+                out.update(keys)
         return out
 
     def positions(self, text: str) -> Iterable[tuple[int, tuple[int, ...]]]:

@@ -103,6 +103,9 @@ class Session:
             if r.name == name:
                 return r
         safe = re.sub(r"[^\w.-]", "_", name)
+        if cfg.multi_node and cfg.rdzv_endpoint:
+            # every node runs the same sequence of extra probes; each gets its own rendezvous
+            cfg = cfg.replace(rdzv_id=f"{cfg.rdzv_id}-{safe}")
         r = run_probe(cfg, self.log_dir / safe, name=name, rules=self.rules)
         self.runs.append(r)
         return r

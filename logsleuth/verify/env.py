@@ -404,7 +404,7 @@ def reachable(host: str, port: int, timeout: float = 3.0) -> tuple[str, str]:
         sock.connect(addr)
     except ConnectionRefusedError:
         return "refused", f"connect({addr[0]}:{port}) -> connection refused (nothing listens there)"
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         return "timeout", f"connect({addr[0]}:{port}) -> no answer in {timeout:g}s (dropped by a firewall or wrong route)"
     except OSError as exc:
         return "error", f"connect({addr[0]}:{port}) -> {exc}"

@@ -230,8 +230,8 @@ class Probe:
         iters = iterations(nbytes, args.budget_bytes, args.iters)
         for _ in range(args.warmup):
             self.run_op(op, inp, out)
-        self.sync()
-        dist.barrier()
+        dist.barrier()  # every rank starts timing together...
+        self.sync()  # ...after its queued GPU work (warm-up and the barrier itself) has finished
         t0 = time.perf_counter()
         for _ in range(iters):
             self.run_op(op, inp, out)

@@ -259,16 +259,38 @@ def probe_env(cfg: ProbeConfig, base: Mapping[str, str] | None = None) -> tuple[
     return env, overrides
 
 
-def kill_tree(pid: int) -> None:
-    """SIGKILL ``pid`` and every descendant (torchrun starts each worker in its own session, so killing the
-    launcher's process group alone would leave the workers running)."""
+RUN_TAG = "LOGSLEUTH_VERIFY_RUN"  # set in every probe process's environment: the run's log directory
+
+
+def tagged_processes(tag: str) -> list[Any]:
+    """Live processes whose environment carries ``RUN_TAG=tag`` (this run's launcher and workers, even after
+    they were re-parented)."""
     import psutil
 
+    out = []
+    for p in psutil.process_iter():
+        try:
+            if p.environ().get(RUN_TAG) == tag:
+                out.append(p)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, OSError):
+            continue
+    return out
+
+
+def kill_tree(pid: int, tag: str | None = None) -> None:
+    """SIGKILL ``pid``, every descendant, and every process tagged with ``tag`` (torchrun starts each worker in
+    its own session, so killing the launcher's process group alone would leave the workers running)."""
+    import psutil
+
+    procs = []
     try:
         root = psutil.Process(pid)
         procs = [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return
+        pass
+    if tag:
+        known = {p.pid for p in procs}
+        procs += [p for p in tagged_processes(tag) if p.pid not in known]
     for p in procs:
         try:
             p.send_signal(signal.SIGKILL)
@@ -304,6 +326,8 @@ def run_probe(cfg: ProbeConfig, log_dir: str | os.PathLike[str], *, name: str = 
     cmd = [sys.executable, "-m", "torch.distributed.run", *launcher_args(cfg, nproc), "--log-dir", str(ranks_dir),
            "--redirects", "3", str(PROBE_PATH), *probe_args(cfg)]
     env, overrides = probe_env(cfg)
+    tag = str(run_dir.resolve())
+    env[RUN_TAG] = tag
     launcher_log = run_dir / "launcher.log"
     t0 = time.monotonic()
     timed_out = False
@@ -317,13 +341,16 @@ def run_probe(cfg: ProbeConfig, log_dir: str | os.PathLike[str], *, name: str = 
             returncode: int | None = proc.wait(timeout=cfg.timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            kill_tree(proc.pid)
+            kill_tree(proc.pid, tag)
             proc.wait()
             returncode = None
         except BaseException:
-            kill_tree(proc.pid)  # Ctrl-C or any error here: leave no worker behind
+            kill_tree(proc.pid, tag)  # Ctrl-C or any error here: leave no worker behind
             proc.wait()
             raise
+    # a launcher that exited normally has already stopped its workers; sweep any straggler of this run
+    for p in tagged_processes(tag):
+        kill_tree(p.pid)
     seconds = round(time.monotonic() - t0, 2)
     rank_files = sorted(ranks_dir.glob("**/attempt_*/*/std*.log"),
                         key=lambda p: (int(p.parent.name) if p.parent.name.isdigit() else 0, p.name != "stdout.log"))
