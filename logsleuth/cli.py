@@ -102,6 +102,7 @@ def analyze(
     redact_hosts: Annotated[bool, typer.Option("--redact-hosts", help="Also replace host names and IPs by node-1, node-2...")] = False,
     fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a failure of this severity or higher is found.")] = None,
     template_dir: Annotated[Optional[Path], typer.Option("--template-dir", help="Directory with <format>.j2 templates overriding the built-ins.")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show which lines and n-gram features drove the classifier's vote.")] = False,
 ) -> None:
     """Diagnose one job from its logs (all PATHS together are one job).
 
@@ -113,7 +114,7 @@ def analyze(
 
     if not paths and sys.stdin.isatty():
         raise _fail("no input: give a log path, or pipe a log into 'logsleuth analyze'")
-    diag = run_analyze(paths or ["-"], rules_dirs=rules or [])
+    diag = run_analyze(paths or ["-"], rules_dirs=rules or [], model=not no_model, explain=explain)
     _write(render(diag, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
     if fail_on is not None and diag.verdict == "failure" and diag.severity is not None:
         if SEVERITY_RANK[diag.severity] >= SEVERITY_RANK[fail_on.value]:
@@ -143,6 +144,65 @@ def report(
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         raise LogsleuthError(f"not a logsleuth JSON diagnosis (schema_version {SCHEMA_VERSION} expected)", str(diagnosis))
     _write(render(data, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
+
+
+class GroupBy(str, Enum):
+    dir = "dir"
+    file = "file"
+
+
+class SummaryFormat(str, Enum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+class Engine(str, Enum):
+    local = "local"
+    ray = "ray"
+
+
+@app.command()
+@handles_errors
+def scan(
+    paths: Annotated[list[str], typer.Argument(help="Directories (walked recursively) and log files to scan.")],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the table here: .parquet, .csv or .jsonl (atomically).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: all CPUs).")] = None,
+    group_by: Annotated[GroupBy, typer.Option("--group-by", help="One job per directory or per file (torchrun log dirs and Ray session folders stay one job).")] = GroupBy.dir,
+    fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Format of the summary by root cause printed at the end.")] = SummaryFormat.text,
+    cache: Annotated[Optional[Path], typer.Option("--cache", help="JSONL cache: skip unchanged jobs; a killed scan resumes.")] = None,
+    engine: Annotated[Engine, typer.Option("--engine", help="Run on local processes or on a Ray cluster (pip install 'logsleuth[ray]').")] = Engine.local,
+    address: Annotated[Optional[str], typer.Option("--address", help="Ray cluster address (default: RAY_ADDRESS, else auto).")] = None,
+    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable); same-named rules override.")] = None,
+    no_model: Annotated[bool, typer.Option("--no-model", help="Rules only; do not consult the classifier.")] = False,
+    max_job_mb: Annotated[Optional[float], typer.Option("--max-job-mb", min=0, help="Do not read jobs larger than this (MB on disk); their row gets an error.")] = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar (none is drawn when stderr is not a terminal or CI=true).")] = False,
+) -> None:
+    """Diagnose every job in an archive of logs: one row per job, and a summary by root cause.
+
+    Example: logsleuth scan /archive/jobs -o results.parquet --cache scan-cache.jsonl
+    """
+    import contextlib
+
+    from .rules import load_rules
+    from .scan import render_summary, summarize, write_table
+    from .scan import scan as run_scan
+    from .scan_progress import ScanProgressBar, progress_wanted
+
+    if output is not None and output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
+        raise _fail(f"--output must end in .parquet, .csv or .jsonl: {output}")
+    ruleset = load_rules(rules or [])
+    bar = ScanProgressBar() if not no_progress and progress_wanted() else None
+    with bar if bar is not None else contextlib.nullcontext():
+        df = run_scan(
+            paths, jobs=jobs, group_by=group_by.value, rules=ruleset, model=not no_model, cache=cache,
+            engine=engine.value, address=address, progress=bar,
+            max_job_bytes=int(max_job_mb * 1_000_000) if max_job_mb is not None else None,
+        )
+    if output is not None:
+        write_table(df, output)
+        typer.echo(f"wrote {len(df)} rows to {output}", err=True)
+    sys.stdout.write(render_summary(summarize(df), fmt.value))
 
 
 @rules_app.command("validate")
@@ -298,6 +358,69 @@ def verify(
     _write(text, output)
     if rep.problem_found:
         raise typer.Exit(1)
+
+
+def _default_corpus() -> Path:
+    here = Path(__file__).resolve().parent.parent / "corpus"
+    if (here / "manifest.csv").is_file():
+        return here
+    raise _fail("no corpus given and none next to the package; pass the corpus directory (holding manifest.csv)")
+
+
+@app.command()
+@handles_errors
+def train(
+    corpus: Annotated[Optional[Path], typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write model.skops + model.json here (default: inside the package, where analyze looks).")] = None,
+    threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide (stored in model.json).")] = 0.5,
+) -> None:
+    """Train the classifier on every labelled log of the corpus and write the model + sidecar.
+
+    Example: logsleuth train corpus/ && logsleuth eval corpus/
+    """
+    from .classify.model import MODEL_DIR
+    from .classify.train import train as run_train
+
+    corpus = corpus or _default_corpus()
+    with _console().status(f"analysing and training on {corpus}/manifest.csv ..."):
+        res = run_train(corpus, output or MODEL_DIR, threshold=threshold)
+    td = res.meta["training_data"]
+    typer.echo(f"trained on {td['files']} logs ({td['groups']} groups, {len(res.meta['labels'])} labels) "
+               f"in {res.seconds:.1f} s -> {res.model_path} ({res.model_path.stat().st_size // 1024} KiB), {res.sidecar_path.name}")
+    if res.meta["labels_skipped"]:
+        typer.echo(f"left to the rules (one log only): {', '.join(res.meta['labels_skipped'])}")
+
+
+def _console():  # noqa: ANN202 - rich is imported lazily
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+@app.command("eval")
+@handles_errors
+def eval_(
+    corpus: Annotated[Optional[Path], typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help='Print {"rules": M, "model": M, "combined": M} as JSON.')] = False,
+    drop_rule_lines: Annotated[bool, typer.Option("--drop-rule-lines", help="Ablation: delete the lines the winning rule matched from each log, then evaluate.")] = False,
+    folds: Annotated[int, typer.Option("--folds", "-k", min=2, help="Number of grouped cross-validation folds.")] = 5,
+    threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide.")] = 0.5,
+) -> None:
+    """Grouped cross-validation (group = source) of rules only, model only and combined.
+
+    Example: logsleuth eval corpus/ --drop-rule-lines
+    """
+    from .classify.evaluate import evaluate, format_text, to_json
+
+    corpus = corpus or _default_corpus()
+    console = _console()
+    with console.status("analysing the corpus ...") as status:
+        res = evaluate(corpus, folds=folds, drop_rule_lines=drop_rule_lines, threshold=threshold,
+                       progress=lambda done, k: status.update(f"cross-validation: fold {done}/{k} done"))
+    if as_json:
+        typer.echo(json.dumps(to_json(res), indent=2))
+    else:
+        typer.echo(format_text(res), nl=False)
 
 
 def main() -> None:

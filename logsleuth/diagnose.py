@@ -24,7 +24,8 @@ from .types import SEVERITY_RANK, Diagnosis, Event, Fix, Hypothesis, Match
 ABSTAIN_BELOW = 0.5
 SYMPTOM_ONLY_FACTOR = 0.7
 COLLATERAL = frozenset({"peer_process_died", "collective_timeout", "job_preempted"})
-GENERIC_PRIORITY = 20  # rules at or below this priority are catch-alls
+GENERIC_PRIORITY = 20
+_WAITERS = frozenset({"collective_timeout", "collective_mismatch", "rendezvous_timeout", "peer_process_died"})  # rules at or below this priority are catch-alls
 MAX_LISTED = 50
 
 OrderKey = Callable[[Event], Any]
@@ -162,7 +163,9 @@ def diagnose(
         rule_id=winner.rule_id,
         severity=spec.severity,
         hypotheses=tuple(hypotheses),
-        first_failure=_enrich_first_failure(winner.event, elastic_root),
+        # the elastic "Root Cause" names the first process to EXIT: the failing one for a crash, but for a hang or
+        # desync it is a rank that timed out waiting, not the culprit (seen in gloo stalled-rank runs)
+        first_failure=_enrich_first_failure(winner.event, None if winner.root_cause in _WAITERS else elastic_root),
         symptoms=tuple(symptoms[:MAX_LISTED]),
         evidence=tuple(evidence[:MAX_LISTED]),
         unexplained=tuple(unexplained[:MAX_LISTED]),

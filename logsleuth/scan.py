@@ -59,7 +59,7 @@ COLUMNS: dict[str, str] = {
     "first_failure_line": "Int64",  # 1-based line number in first_failure_path
     "first_failure_text": "object",  # the line (a traceback: its last MAX_TEXT characters)
     "symptoms": "object",           # list[str]: root-cause ids explained as collateral, first seen first
-    "versions": "object",           # "name=version, ..." (nccl, torch, cuda, driver, vllm...) found in the logs
+    "versions": "object",           # "name=version, ..." (nccl, torch, cuda, driver, vllm...) found in the logs, or None
     "error": "object",              # why the job (or some of its files) could not be read; None when all was read
     "seconds": "float64",           # wall time of the job's analysis
 }
@@ -139,24 +139,36 @@ def _walk(root: str) -> Iterator[str]:
                 yield os.path.join(dirpath, name)
 
 
-def _layout_root(path: str, top: str, ray_dirs: dict[str, bool]) -> str | None:
-    """The root of the multi-file layout ``path`` belongs to (never above ``top``), or None."""
-    d = os.path.dirname(path)
-    parts = Path(os.path.relpath(d, top)).parts if d != top else ()
-    # torchrun --log-dir: <run>/attempt_<n>/<local_rank>/stdout.log
-    if len(parts) >= 2 and parts[-1].isdigit() and _ATTEMPT.fullmatch(parts[-2]):
-        return os.path.dirname(os.path.dirname(d))
-    # Ray session logs: the nearest directory (here or above, up to top) holding raylet.out/gcs_server.out
-    cur = d
-    for _ in range(len(parts) + 1):
-        has = ray_dirs.get(cur)
-        if has is None:
-            has = ray_dirs[cur] = any(os.path.isfile(os.path.join(cur, m)) for m in _RAY_MARKERS)
-        if has:
+def _is_layout_root(d: str) -> bool:
+    """A torchrun ``--log-dir`` run (has ``attempt_<n>/`` sub-directories) or a Ray session log folder."""
+    try:
+        with os.scandir(d) as it:
+            for e in it:
+                if e.name in _RAY_MARKERS and e.is_file():
+                    return True
+                if _ATTEMPT.fullmatch(e.name) and e.is_dir():
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def _layout_root(path: str, top: str, roots: dict[str, bool]) -> str | None:
+    """The nearest directory holding ``path`` (never above ``top``) that is a multi-file layout's root, or None."""
+    cur = os.path.dirname(path) or "."
+    top = top or "."
+    for _ in range(64):
+        is_root = roots.get(cur)
+        if is_root is None:
+            is_root = roots[cur] = _is_layout_root(cur)
+        if is_root:
             return cur
-        if cur == top or not cur:
+        if cur == top:
             break
-        cur = os.path.dirname(cur)
+        parent = os.path.dirname(cur)
+        if not parent or parent == cur:
+            break
+        cur = parent
     return None
 
 
@@ -264,7 +276,7 @@ def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
         "first_failure_line": ff.line if ff is not None else None,
         "first_failure_text": text,
         "symptoms": symptoms,
-        "versions": _versions_text(d.versions),
+        "versions": _versions_text(d.versions) or None,
         "error": error,
         "seconds": float(d.stats.get("seconds", 0.0)),
     }
@@ -274,7 +286,7 @@ def error_row(job: Job, message: str, seconds: float = 0.0) -> dict[str, Any]:
     """The row of a job that could not be analysed."""
     row: dict[str, Any] = {c: None for c in COLUMNS}
     row.update({"job": job.name, "paths": list(job.paths), "files": len(job.paths), "bytes": job.bytes,
-                "symptoms": [], "versions": "", "error": message, "seconds": float(seconds)})
+                "symptoms": [], "error": message, "seconds": float(seconds)})
     return row
 
 
@@ -316,14 +328,19 @@ def _worker_run(job: Job) -> dict[str, Any]:
 
 def _pool(workers: int, rules_blob: bytes, model: bool, max_job_bytes: int | None) -> Any:
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    # forkserver: workers are forked from a clean server process, never from this one (which may run a progress
-    # thread); logsleuth is imported there once. spawn where forkserver does not exist.
+    # fork when this process runs no other thread (fast; nothing re-imports the caller's __main__); otherwise
+    # forkserver, so that no worker is forked from a process whose other threads may hold locks. spawn elsewhere.
     methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if "forkserver" in methods:
+    if "fork" in methods and threading.active_count() == 1:
+        ctx = multiprocessing.get_context("fork")
+    elif "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["logsleuth.scan", "logsleuth.pipeline"])
+    else:
+        ctx = multiprocessing.get_context("spawn")
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
                                initargs=(rules_blob, model, max_job_bytes))
 
@@ -395,8 +412,9 @@ def _run_local(todo: list[Job], rules: RuleSet, workers: int, model: bool, max_j
 
 def _terminate(pool: Any) -> None:
     """Stop a process pool now (Ctrl-C): cancel what is queued, kill the workers."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # no public API to kill the workers
     pool.shutdown(wait=False, cancel_futures=True)
-    for proc in list(getattr(pool, "_processes", {}).values()):  # no public API to kill the workers
+    for proc in procs:
         try:
             proc.terminate()
         except Exception:  # noqa: BLE001 - already gone
@@ -701,12 +719,13 @@ def _set_dtypes(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _missing(v: Any) -> bool:
+    """None, NaN, NaT or pd.NA (a list or array is not missing)."""
+    import pandas as pd
+
     if v is None:
         return True
-    try:
-        return bool(v != v)  # NaN / NaT / pd.NA
-    except (TypeError, ValueError):
-        return False
+    r = pd.isna(v)
+    return r if isinstance(r, bool) else bool(getattr(r, "ndim", 1) == 0 and r)
 
 
 def _as_list(v: Any) -> list[str]:
@@ -767,7 +786,7 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         elif suffix == ".csv":
             df = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
         elif suffix == ".jsonl":
-            df = pd.read_json(p, lines=True, dtype=False, convert_dates=False)
+            df = pd.read_json(p, lines=True, dtype=False)
         else:
             raise LogsleuthError(f"unknown table type {suffix or '(none)'}; use {', '.join(OUTPUT_SUFFIXES)}", p)
     except (OSError, ValueError) as exc:

@@ -43,6 +43,7 @@ class ScanProgressBar:
             TimeRemainingColumn(),
             console=self.console,
             transient=False,
+            auto_refresh=False,  # no refresh thread: redrawn after every job, and worker processes fork cleanly
         )
         self.task: TaskID | None = None
 
@@ -60,3 +61,4 @@ class ScanProgressBar:
             self.task = self.progress.add_task("scan", total=ev.total_bytes or 1, jobs=jobs)
         fields: dict[str, Any] = {"jobs": jobs}
         self.progress.update(self.task, completed=ev.done_bytes, **fields)
+        self.progress.refresh()

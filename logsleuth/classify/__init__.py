@@ -11,19 +11,25 @@ missing lines — and so that the model can never invent a failure:
 2. **A decisive rule decides.** A *cause* rule of severity ``high``/``critical`` with confidence >= 0.8 is final
    (``method: rule``). The model is not even loaded, so the common case costs nothing extra (with ``--explain``
    its vote is computed and shown, but changes nothing).
-3. **Otherwise the model votes** — no rule fired but errors were seen (``unknown``), only symptom rules fired (the
-   first failure is missing from the log), or the winning cause rule is weak (medium severity, or lowered by
-   context). The vote counts only when the top probability reaches the sidecar's ``threshold`` (0.5 by default,
-   a majority of the probability mass over ~20 classes):
-   - it names the cause the rules point at (even an abstained best guess): the two independent supports combine
-     by noisy-OR, ``1-(1-c_rule)(1-p_model)`` (``method: rule+model``); an abstained rule that crosses 0.5 this
-     way becomes the verdict, with that rule's fix;
-   - it names another cause: the model decides (``method: model``, confidence = its probability); the rules'
-     candidates stay listed as hypotheses, the lines that push hardest toward the model's label become the
-     evidence and the first failure, and the fix is the generic advice of a built-in rule for that cause;
-   - it says ``no_failure`` while the rules saw errors, or it is below the threshold: the rules' answer stands
-     (an ``unknown`` stays ``unknown`` — abstaining beats guessing).
-   A confident model vote the rules did not adopt is listed among the hypotheses (``method: model``).
+3. **Otherwise the model votes**: the winning rule is weak (a cause rule of medium severity or lowered by
+   context, or only symptom rules fired), or the rules abstained (``unknown``: errors but no rule, or the best
+   rule below the 0.5 abstention bar). The vote counts only when the model's top probability reaches the
+   sidecar's ``threshold`` (0.5 by default: a majority of the probability mass over ~20 temperature-calibrated
+   classes).
+   - It names the cause the rules point at (even an abstained best guess): the two independent supports combine
+     by noisy-OR, ``1-(1-c_rule)(1-p_model)`` (``method: rule+model``); an abstained rule that crosses the
+     abstention bar this way becomes the verdict, with that rule's fix.
+   - The rules gave an answer (verdict ``failure``) and the model names another cause: the rules' answer stands
+     and the model's cause is listed as a hypothesis. A rule matched a line that names its cause (or, for a
+     symptom, says the first failure is not in this log); the model's evidence is diffuse. In grouped
+     cross-validation, letting the model overrule weak and symptom-only rules lost more logs than it won.
+   - The rules abstained and the model names a cause: the model decides (``method: model``, confidence = its
+     probability). The rules' candidates stay listed as hypotheses, the lines that push hardest toward the
+     model's label become the evidence and the first failure, and the fix is the generic advice of a built-in
+     rule for that cause.
+   - It says ``no_failure`` while the rules saw errors, or it is below the threshold: the rules' answer stands (an
+     ``unknown`` stays ``unknown`` — abstaining beats guessing).
+   A model vote the answer does not follow is listed among the hypotheses (``method: model``).
 
 ``analyze(..., model=False)`` / ``--no-model`` skips all of this. ``explain=True`` records the vote, the top lines
 and the top n-gram features in ``diagnosis.stats["explain"]``.

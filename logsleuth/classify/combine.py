@@ -13,7 +13,6 @@ from .model import Vote
 
 RULE_DECIDES_SEVERITY = "high"  # a cause rule at or above this severity ...
 RULE_DECIDES_CONFIDENCE = 0.8  # ... and at or above this confidence decides alone
-MODEL_OVERRIDES_AT = 0.8  # the model's probability needed to replace a (weak) rule's answer with another cause
 ABSTAIN_BELOW = 0.5  # same bar as diagnose.ABSTAIN_BELOW: below it the verdict is ``unknown``
 MAX_MODEL_EVIDENCE = 5
 
@@ -127,11 +126,12 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], *, explain: bool 
             changes.update(verdict="failure", root_cause=guess, fix=fix, title=rule_title or taxonomy_title(guess))
         return dataclasses.replace(d, **changes)
 
-    if d.verdict == "failure" and vote.probability < max(MODEL_OVERRIDES_AT, vote.threshold):
-        # contradicting a rule's answer takes stronger evidence than filling an abstention
+    if d.verdict == "failure":
+        # the rules gave an answer (a weak cause or a symptom): the model corroborates it or is listed, never
+        # overrules it (in cross-validation, overruling lost more logs than it won)
         return dataclasses.replace(d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote))
 
-    # the model names another cause (or the only one): it decides
+    # the rules abstained (no rule fired but errors were seen, or the best rule is below the bar): the model decides
     fix, severity = fix_for(vote.label)
     top = Hypothesis(vote.label, round(vote.probability, 3), "model", _model_evidence(vote), None)
     demoted = tuple(dataclasses.replace(h, confidence=round(min(h.confidence, vote.probability * 0.99), 3))

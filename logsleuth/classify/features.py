@@ -132,21 +132,6 @@ def decisive_matches(d: Diagnosis) -> list[Match]:
     return [m for m in d.evidence if d.rule_id is not None and m.rule_id == d.rule_id]
 
 
-def without_decisive(s: Sample) -> list[DocLine]:
-    """``s``'s document lines with the events the winning rule matched removed (training augmentation).
-
-    Returns an empty list when the rules did not name ``s``'s label or nothing else is left.
-    """
-    d = s.diagnosis
-    if d.verdict != "failure" or d.root_cause != s.row.label:
-        return []
-    gone = {(m.event.path, m.event.line) for m in decisive_matches(d)}
-    if not gone:
-        return []
-    return doc_lines([e for e in s.notable if (e.path, e.line) not in gone],
-                     [e for e in s.tail if (e.path, e.line) not in gone])
-
-
 # ---- the labelled corpus -------------------------------------------------------------------------------------
 
 

@@ -39,7 +39,7 @@ TOP_LINES = 5
 # in a model file is refused (tests/test_classify.py checks the shipped file against this list).
 TRUSTED_TYPES: tuple[str, ...] = (
     "sklearn.calibration._CalibratedClassifier",
-    "sklearn.calibration._SigmoidCalibration",
+    "sklearn.calibration._TemperatureScaling",
 )
 
 
@@ -95,17 +95,20 @@ def _class_weights(clf: Any, label: str) -> np.ndarray | None:
     """The linear weight vector for ``label`` (averaged over a calibrated ensemble); None if not linear."""
     from sklearn.calibration import CalibratedClassifierCV
 
-    ests = [c.estimator for c in clf.calibrated_classifiers_] if isinstance(clf, CalibratedClassifierCV) else [clf]
+    calibrated = isinstance(clf, CalibratedClassifierCV)
+    ests = [c.estimator for c in clf.calibrated_classifiers_] if calibrated else [clf]
+    # CalibratedClassifierCV fits its inner estimator on label-encoded y: its classes_ are positions in clf.classes_
+    key: Any = [str(c) for c in clf.classes_].index(label) if calibrated else label
     rows = []
     for est in ests:
         coef = getattr(est, "coef_", None)
-        classes = list(getattr(est, "classes_", []))
-        if coef is None or label not in classes:
+        classes = [c.item() if hasattr(c, "item") else c for c in getattr(est, "classes_", [])]
+        if coef is None or key not in classes:
             continue
         if coef.shape[0] == 1:  # binary: one row, for classes_[1]
-            rows.append(coef[0] if classes.index(label) == 1 else -coef[0])
+            rows.append(coef[0] if classes.index(key) == 1 else -coef[0])
         else:
-            rows.append(coef[classes.index(label)])
+            rows.append(coef[classes.index(key)])
     return np.mean(rows, axis=0) if rows else None
 
 
@@ -215,11 +218,11 @@ def load(directory: str | os.PathLike[str] = MODEL_DIR) -> Classifier:
     return Classifier(pipeline, meta)
 
 
-def save(pipeline: Any, meta: dict[str, Any], directory: str | os.PathLike[str]) -> tuple[Path, Path]:
+def save(pipeline: Any, meta: dict[str, Any], directory: str | os.PathLike[str]) -> tuple[Path, Path, dict[str, Any]]:
     """Write ``model.skops`` (zip-deflated) and ``model.json`` (with ``model_sha256`` filled in) atomically.
 
     Returns:
-        ``(model_path, sidecar_path)``.
+        ``(model_path, sidecar_path, sidecar_dict)``.
     """
     import zipfile
 
@@ -236,7 +239,7 @@ def save(pipeline: Any, meta: dict[str, Any], directory: str | os.PathLike[str])
     tmp_meta.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     os.replace(tmp_meta, sidecar)
-    return path, sidecar
+    return path, sidecar, meta
 
 
 _lock = threading.Lock()

@@ -5,13 +5,14 @@ The model is one scikit-learn ``Pipeline`` over ``[templates, text]`` rows (``fe
     ColumnTransformer(
         tpl: TfidfVectorizer(word 1-2-grams over the masked templates, sublinear tf, min_df=2)
         txt: TfidfVectorizer(char_wb 3-5-grams over the original text, sublinear tf, min_df=2)
-    ) -> CalibratedClassifierCV(LogisticRegression(class_weight="balanced"), method="sigmoid")
+    ) -> CalibratedClassifierCV(LinearSVC(class_weight="balanced"), method="temperature", ensemble=False)
 
 ``min_df=2`` keeps only n-grams seen in at least two training logs (an n-gram unique to one log cannot generalise
-to another, and it would bloat the shipped file); ``max_features`` caps each vocabulary. Sigmoid calibration with
-k-fold (k = min(3, smallest class size)) turns the linear scores into probabilities the abstention threshold can
-be set on. A label with a single training log cannot be calibrated and is left to the rules (listed in the
-sidecar's ``labels_skipped``).
+to another, and it would bloat the shipped file); ``max_features`` caps each vocabulary. Temperature scaling (one
+parameter for all classes, fitted on out-of-fold scores of grouped, stratified folds; ``calibration_folds``) turns
+the SVM's scores into probabilities the abstention threshold is set on; with ~5 logs per label, per-class
+(sigmoid) calibration was markedly under-confident in cross-validation. A label with a single training log cannot
+be calibrated and is left to the rules (listed in the sidecar's ``labels_skipped``).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .features import Sample, corpus_sha256, document, load_corpus, read_manifest, without_decisive
+from .features import Sample, corpus_sha256, document, load_corpus, read_manifest
 from .model import DEFAULT_THRESHOLD, MODEL_DIR, Classifier, save
 
 WORD_TOKENS = r"<[A-Za-z]+>|[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_]"  # words and the masks (<NUM>, <IP>...), no numbers
@@ -37,7 +38,6 @@ MAX_CHAR_FEATURES = 30000
 C = 1.0  # inverse L2 strength of the linear SVM
 MAX_CALIBRATION_FOLDS = 3
 RANDOM_STATE = 0
-AUGMENT = True  # train on each log and on its copy without the decisive rule lines
 
 
 def build_pipeline(calibration_folds: Any) -> Any:
@@ -70,47 +70,37 @@ def trainable(labels: Sequence[str]) -> tuple[set[str], set[str]]:
     return kept, set(counts) - kept
 
 
-def training_rows(samples: Sequence[Sample], augment: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Model rows for ``samples``: each log's document and, with ``augment``, a second copy without the lines the
-    winning rule matched (``features.without_decisive``) so the model learns the context around a cause, not just
-    the line a rule already knows.
+def training_rows(samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Model rows for ``samples``.
 
     Returns:
-        ``(x, y, groups)``: ``x`` shape ``(n, 2)`` object array, ``y`` labels, ``groups`` = the source log's index
-        (a log and its augmented copy share one, so calibration folds never split them).
+        ``(x, y, groups)``: ``x`` shape ``(n, 2)`` object array of ``[templates, text]``, ``y`` labels, ``groups``
+        the corpus group of each log (the directory under ``logs/``).
     """
-    x: list[list[str]] = []
-    y: list[str] = []
-    groups: list[int] = []
-    for i, s in enumerate(samples):
-        x.append(document(s.lines))
-        y.append(s.row.label)
-        groups.append(i)
-        if augment:
-            lines = without_decisive(s)
-            if lines:
-                x.append(document(lines))
-                y.append(s.row.label)
-                groups.append(i)
-    return np.asarray(x, dtype=object).reshape(-1, 2), np.asarray(y), np.asarray(groups)
+    x = np.asarray([document(s.lines) for s in samples], dtype=object).reshape(-1, 2)
+    return x, np.asarray([s.row.label for s in samples]), np.asarray([s.row.group for s in samples])
 
 
 def calibration_folds(y: np.ndarray, groups: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Grouped, stratified folds for the calibration (k = min(3, fewest logs of any label), at least 2)."""
+    """Stratified folds for the calibration, grouped by corpus group so the temperature is fitted on scores of
+    logs from sources the fold's model never saw (near-copies from one thread or generator stay together).
+
+    k = min(3, fewest groups of any label); when some label comes from a single group, logs are grouped one by one
+    instead (else a fold's model would miss that label).
+    """
     from sklearn.model_selection import StratifiedGroupKFold
 
-    per_label = Counter(lab for lab, _ in {(lab, g) for lab, g in zip(y.tolist(), groups.tolist())})
+    per_label = Counter(lab for lab, _ in set(zip(y.tolist(), groups.tolist())))
+    if min(per_label.values()) < 2:
+        groups = np.arange(len(y))
+        per_label = Counter(y.tolist())
     k = max(2, min(MAX_CALIBRATION_FOLDS, min(per_label.values())))
     splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=RANDOM_STATE)
     return [(tr, te) for tr, te in splitter.split(np.zeros(len(y)), y, groups)]
 
 
-def fit(samples: Sequence[Sample], *, augment: bool | None = None) -> tuple[Any, list[str]]:
+def fit(samples: Sequence[Sample]) -> tuple[Any, list[str]]:
     """Fit the pipeline on ``samples`` (their ``row.label``).
-
-    Args:
-        samples: analysed corpus logs.
-        augment: add each log's copy without its decisive rule lines (``training_rows``).
 
     Returns:
         ``(pipeline, skipped_labels)``.
@@ -123,14 +113,16 @@ def fit(samples: Sequence[Sample], *, augment: bool | None = None) -> tuple[Any,
     kept, skipped = trainable([s.row.label for s in samples])
     if len(kept) < 2:
         raise InputError("need at least two labels with two or more logs each to train a classifier")
-    use = [s for s in samples if s.row.label in kept]
-    x, y, groups = training_rows(use, AUGMENT if augment is None else augment)
+    x, y, groups = training_rows([s for s in samples if s.row.label in kept])
     pipe = build_pipeline(calibration_folds(y, groups))
     with warnings.catch_warnings():
         # tiny classes: sklearn warns that y "could represent a regression problem"; it does not
         warnings.filterwarnings("ignore", message="The number of unique classes", category=UserWarning)
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
         pipe.fit(x, y)
+    for _, vec, _ in pipe.named_steps["features"].transformers_:
+        if hasattr(vec, "vocabulary_"):  # numpy ints would become one file each in the .skops zip
+            vec.vocabulary_ = {term: int(i) for term, i in vec.vocabulary_.items()}
     return pipe, sorted(skipped)
 
 
@@ -193,7 +185,7 @@ def train(corpus: str | os.PathLike[str], output: str | os.PathLike[str] = MODEL
         "features": {name: len(t.vocabulary_) for name, t, _ in feats.transformers_ if hasattr(t, "vocabulary_")},
     }
     meta["seconds"] = round(time.perf_counter() - t0, 3)
-    model_path, sidecar_path = save(pipe, meta, output)
+    model_path, sidecar_path, meta = save(pipe, meta, output)
     from . import model as model_mod
 
     if Path(output).resolve() == MODEL_DIR:

@@ -129,11 +129,17 @@ def main() -> int:
     ap.add_argument("--step-sleep", type=float, default=0.05)
     ap.add_argument("--num-workers", type=int, default=0)
     ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--final-sync", default="barrier", choices=["barrier", "metric", "monitored_barrier"])
+    ap.add_argument("--loader-timeout", type=float, default=0, help="DataLoader timeout, seconds")
+    ap.add_argument("--sharing-strategy", default="", choices=["", "file_descriptor", "file_system"])
+    ap.add_argument("--record-errors", action="store_true", help="wrap main() in torchelastic @record")
     ap.add_argument("--sample-bytes", type=int, default=0)
     args = ap.parse_args()
 
     setup_logging()
     torch.manual_seed(0)
+    if args.sharing_strategy:
+        torch.multiprocessing.set_sharing_strategy(args.sharing_strategy)
 
     rank = int(os.environ.get("RANK", "0"))
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
@@ -161,7 +167,8 @@ def main() -> int:
     ds = SyntheticRegression(n=args.batch_size * steps, dim=dim,
                              sample_bytes=args.sample_bytes, kill_at=kill_at)
     loader = DataLoader(ds, batch_size=args.batch_size, shuffle=False, num_workers=args.num_workers,
-                        collate_fn=collate, persistent_workers=False)
+                        collate_fn=collate, persistent_workers=False,
+                        timeout=args.loader_timeout if args.num_workers else 0)
     model = build_model(dim)
     # start all ranks from the same weights
     for p in model.parameters():
@@ -206,12 +213,14 @@ def main() -> int:
         if args.step_sleep:
             time.sleep(args.step_sleep)
 
-    if args.scenario == "uneven":
-        LOG.info("epoch done after %d steps, waiting for the other ranks", steps)
+    LOG.info("epoch done after %d steps, waiting for the other ranks", steps)
+    if args.final_sync == "metric":
         # evaluation metric sync at the end of the epoch
         acc = torch.tensor([float(rank)])
         dist.all_reduce(acc)
         LOG.info("eval metric %.3f", acc.item())
+    elif args.final_sync == "monitored_barrier":
+        dist.monitored_barrier(timeout=timedelta(seconds=args.pg_timeout))
     dist.barrier()
     if rank == 0:
         LOG.info("training finished in %.2fs, saving checkpoint to /tmp/ckpt-demo.pt", time.time() - t0)
@@ -220,4 +229,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if "--record-errors" in sys.argv:
+        # torchelastic's @record writes the exception to TORCHELASTIC_ERROR_FILE (error.json)
+        from torch.distributed.elastic.multiprocessing.errors import record
+
+        sys.exit(record(main)())
     sys.exit(main())
