@@ -16,7 +16,8 @@ runner = CliRunner()
 
 
 def _first(label: str) -> str:
-    return str(CORPUS / next(r["file"] for r in manifest_rows() if r["label"] == label))
+    """The first single-file corpus log with this label."""
+    return str(next(CORPUS / r["file"] for r in manifest_rows() if r["label"] == label and (CORPUS / r["file"]).is_file()))
 
 
 def test_analyze_json_contract() -> None:
@@ -108,7 +109,9 @@ def test_rules_validate_and_test_commands() -> None:
 
 
 def test_stdin_pipe_in_a_real_subprocess() -> None:
-    log = (CORPUS / next(r["file"] for r in manifest_rows() if r["label"] == "rendezvous_timeout")).read_bytes()
+    from pathlib import Path
+
+    log = Path(_first("rendezvous_timeout")).read_bytes()
     proc = subprocess.run([sys.executable, "-m", "logsleuth", "analyze", "-f", "json"], input=log,
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

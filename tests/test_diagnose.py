@@ -19,7 +19,7 @@ CRASH = [
 def _run(tmp_path, lines):
     p = tmp_path / "job.log"
     p.write_text("\n".join(lines) + "\n")
-    return analyze([str(p)])
+    return analyze([str(p)], model=False)
 
 
 def test_cause_beats_earlier_symptoms(tmp_path) -> None:

@@ -1,0 +1,254 @@
+"""The classifier: training on real corpus logs, safe loading, the rules+model policy, eval and --explain."""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from logsleuth import analyze
+from logsleuth.classify import combine as comb
+from logsleuth.classify import features, model, using
+from logsleuth.classify.evaluate import _ablate, evaluate, to_json
+from logsleuth.classify.train import train
+from logsleuth.cli import app
+from logsleuth.errors import ModelError
+from logsleuth.taxonomy import ROOT_CAUSES
+from tests.conftest import CORPUS, ROOT, manifest_rows
+
+# a subset of real labels, enough logs each to learn and calibrate; one real log is held out of training
+LABELS = {"collective_timeout", "cuda_oom", "port_in_use", "shm_exhausted", "duplicate_gpu", "no_failure",
+          "ray_scheduling_stall", "rendezvous_timeout", "worker_exception"}
+HELD_OUT = "logs/gh-verl-project-verl-1309/critic_init_model_16xh20.log"  # a collective_timeout thread
+runner = CliRunner()
+
+
+def _rows() -> list[dict[str, str]]:
+    return [r for r in manifest_rows() if r["label"] in LABELS and (CORPUS / r["file"]).exists()]
+
+
+def _copy_corpus(dest: Path, rows: list[dict[str, str]]) -> Path:
+    for r in rows:
+        src, dst = CORPUS / r["file"], dest / r["file"]
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
+    with open(dest / "manifest.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=["file", "label", "source", "notes"])
+        w.writeheader()
+        w.writerows({k: r.get(k, "") for k in ("file", "label", "source", "notes")} for r in rows)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory):
+    """A real subset of the corpus (held-out thread excluded), and a model trained on it into a temp dir."""
+    held_group = features.group_of(HELD_OUT)
+    rows = [r for r in _rows() if features.group_of(r["file"]) != held_group]
+    corpus = _copy_corpus(tmp_path_factory.mktemp("corpus"), rows)
+    out = tmp_path_factory.mktemp("model")
+    res = train(corpus, out)
+    return corpus, out, res
+
+
+@pytest.fixture(scope="module")
+def clf(small):
+    return model.load(small[1])
+
+
+def test_train_writes_skops_and_sidecar(small) -> None:
+    corpus, out, res = small
+    assert res.model_path == out / "model.skops" and res.sidecar_path == out / "model.json"
+    meta = json.loads(res.sidecar_path.read_text())
+    rows = features.read_manifest(corpus)
+    assert meta["training_data"]["files"] == len(rows)
+    assert meta["training_data"]["sha256"] == features.corpus_sha256(corpus, rows)
+    assert set(meta["labels"]) <= LABELS and "collective_timeout" in meta["labels"]
+    assert {"scikit-learn", "skops", "numpy", "scipy", "logsleuth", "python"} <= set(meta["versions"])
+    assert meta["model_sha256"] == model.sha256_file(res.model_path)
+    assert res.seconds < 120
+
+
+def test_model_holds_only_trusted_types(small, clf) -> None:
+    import skops.io as sio
+
+    untrusted = sio.get_untrusted_types(file=small[1] / "model.skops")
+    assert set(untrusted) <= set(model.TRUSTED_TYPES)
+    assert clf.labels == json.loads((small[1] / "model.json").read_text())["labels"]
+    with open(small[1] / "model.skops", "rb") as f:
+        assert f.read(2) == b"PK"  # a skops zip, not a pickle stream
+
+
+def test_untrusted_type_is_refused(small, tmp_path: Path) -> None:
+    import skops.io as sio
+    from sklearn.preprocessing import FunctionTransformer
+
+    shutil.copy2(small[1] / "model.json", tmp_path / "model.json")
+    # a transformer holding an arbitrary callable: the classic code-execution vector of pickled models
+    sio.dump(FunctionTransformer(func=shutil.rmtree), tmp_path / "model.skops")
+    meta = json.loads((tmp_path / "model.json").read_text())
+    meta["model_sha256"] = model.sha256_file(tmp_path / "model.skops")
+    (tmp_path / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="untrusted types"):
+        model.load(tmp_path)
+
+
+def test_tampered_model_is_refused(small, tmp_path: Path) -> None:
+    shutil.copy2(small[1] / "model.json", tmp_path / "model.json")
+    data = bytearray((small[1] / "model.skops").read_bytes())
+    data[-100] ^= 0xFF
+    (tmp_path / "model.skops").write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="sha256"):
+        model.load(tmp_path)
+
+
+def test_shipped_model_loads_with_trusted_types() -> None:
+    import skops.io as sio
+
+    path = model.MODEL_DIR / model.MODEL_FILE
+    if not path.exists():
+        pytest.skip("no model shipped (run 'logsleuth train')")
+    assert set(sio.get_untrusted_types(file=path)) <= set(model.TRUSTED_TYPES)
+    shipped = model.load()
+    meta = shipped.meta
+    assert set(shipped.labels) <= set(ROOT_CAUSES) | {"no_failure"}
+    assert meta["training_data"]["files"] >= 40 and len(meta["training_data"]["sha256"]) == 64
+
+
+def test_decisive_line_deleted_model_still_names_the_cause(clf, rules, tmp_path: Path) -> None:
+    """The held-out log's watchdog line (what the rule keys on) is deleted: the rules abstain, the model (never
+    trained on this thread) names collective_timeout from the lines that remain."""
+    diag, notable, tail = features.collect([str(CORPUS / HELD_OUT)], rules)
+    assert diag.root_cause == "collective_timeout" and diag.method == "rule"
+    sample = features.Sample(features.CorpusRow(HELD_OUT, "collective_timeout", "", "x"), CORPUS / HELD_OUT,
+                             diag, notable, tail)
+    decisive = features.decisive_matches(diag)
+    assert decisive
+    paths = _ablate(sample, tmp_path)
+    kept = Path(paths[0]).read_text().splitlines()
+    assert all(m.event.text.splitlines()[0] not in kept for m in decisive)
+    rules_only = analyze(paths, rules=rules, model=False)
+    assert rules_only.root_cause != "collective_timeout"
+    with using(clf):
+        d = analyze(paths, rules=rules)
+    assert d.root_cause == "collective_timeout"
+    assert d.verdict == "failure" and d.method == "model"
+    assert d.first_failure is not None and d.evidence and d.fix.summary
+    assert d.hypotheses[0].method == "model"
+
+
+def test_no_failure_logs_stay_no_failure(clf, rules) -> None:
+    healthy = [r for r in manifest_rows() if r["label"] == "no_failure" and (CORPUS / r["file"]).exists()]
+    assert healthy
+    for r in healthy:
+        with using(clf):
+            d = analyze([str(CORPUS / r["file"])], rules=rules)
+        assert d.verdict == "no_failure", r["file"]
+
+
+def test_policy_model_never_turns_a_clean_log_into_a_failure(rules) -> None:
+    r = next(r for r in manifest_rows() if r["label"] == "no_failure" and (CORPUS / r["file"]).exists())
+    d = analyze([str(CORPUS / r["file"])], rules=rules, model=False)
+    sure = model.Vote("cuda_oom", 0.99, (("cuda_oom", 0.99),), 0.5)
+    called = []
+    out = comb.combine(d, lambda: called.append(1) or sure)
+    assert out.verdict == "no_failure" and out.root_cause == "no_failure" and not called
+
+
+def test_policy_decisive_rule_is_final_and_weak_rule_is_corroborated(rules) -> None:
+    strong = analyze([str(CORPUS / HELD_OUT)], rules=rules, model=False)
+    assert comb.rule_decides(strong)
+    other = model.Vote("cuda_oom", 0.99, (("cuda_oom", 0.99),), 0.5)
+    assert comb.combine(strong, lambda: other) is strong
+    weak = dataclasses.replace(strong, confidence=0.6, severity="medium")
+    agree = model.Vote("collective_timeout", 0.7, (("collective_timeout", 0.7),), 0.5)
+    out = comb.combine(weak, lambda: agree)
+    assert out.method == "rule+model" and out.root_cause == "collective_timeout"
+    assert out.confidence == pytest.approx(1 - 0.4 * 0.3, abs=1e-3)
+    out = comb.combine(weak, lambda: other)  # a rule's answer is not overruled; the vote is listed
+    assert out.root_cause == "collective_timeout" and out.method == "rule"
+    assert ("cuda_oom", "model") in [(h.root_cause, h.method) for h in out.hypotheses]
+    unsure = model.Vote("cuda_oom", 0.3, (("cuda_oom", 0.3),), 0.5)
+    abstained = dataclasses.replace(weak, verdict="unknown", root_cause="unknown", confidence=0.3)
+    assert comb.combine(abstained, lambda: unsure).verdict == "unknown"
+
+
+def test_no_model_flag_never_loads_a_model(small, rules, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text("RuntimeError: something nobody has a rule for\n")
+
+    def boom(*a: object, **k: object) -> None:
+        raise AssertionError("model loaded")
+
+    monkeypatch.setattr(model, "default", boom)
+    res = runner.invoke(app, ["analyze", str(log), "--no-model", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["root_cause"]["method"] == "rule"
+
+
+def test_analyze_explain_shows_lines_and_features(clf) -> None:
+    log = str(CORPUS / HELD_OUT)
+    with using(clf):
+        res = runner.invoke(app, ["analyze", log, "--explain", "-f", "json"])
+        text = runner.invoke(app, ["analyze", log, "--explain"])
+        md = runner.invoke(app, ["analyze", log, "--explain", "-f", "markdown"])
+        plain = runner.invoke(app, ["analyze", log])
+    assert res.exit_code == 0, res.output
+    x = json.loads(res.output)["stats"]["explain"]
+    assert x["model_label"] in clf.labels and 0 <= x["model_probability"] <= 1
+    assert x["lines"] and all(l["path"] == log and l["line"] >= 1 for l in x["lines"])
+    assert x["features"] and all(f["feature"].startswith(("tpl__", "txt__")) for f in x["features"])
+    assert x["decided_by"] == "rules"  # a decisive rule: the vote is shown, not used
+    assert "Classifier vote" in text.output and x["lines"][0]["text"][:60] in text.output
+    assert "Classifier vote" in md.output and "| score |" in md.output
+    assert "Classifier vote" not in plain.output
+
+
+def test_eval_json_has_the_contract_keys(small) -> None:
+    corpus = small[0]
+    res = runner.invoke(app, ["eval", str(corpus), "--json", "--folds", "3"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert set(data) == {"rules", "model", "combined"}
+    n = len(features.read_manifest(corpus))
+    for m in data.values():
+        assert {"accuracy", "macro_f1", "per_class", "abstain_rate", "n"} <= set(m)
+        assert m["n"] == n and 0 <= m["accuracy"] <= 1 and 0 <= m["abstain_rate"] <= 1
+        assert all({"precision", "recall", "support"} <= set(v) for v in m["per_class"].values())
+    assert data["combined"]["no_failure_fp_rate"] == 0.0
+    # the combination never names a different cause than a rule that answered
+    assert data["combined"]["accuracy"] >= data["rules"]["accuracy"]
+
+
+def test_eval_drop_rule_lines_text_report(small, rules) -> None:
+    res = evaluate(small[0], folds=3, drop_rule_lines=True, rules=rules)
+    assert res.drop_rule_lines and res.ablated_of > 0
+    assert res.scores["combined"]["n"] == res.ablated_of
+    # deleting the decisive lines defeats the rules; the model recovers part of what they lose
+    assert res.scores["rules"]["accuracy"] < 0.5
+    assert res.scores["combined"]["accuracy"] > res.scores["rules"]["accuracy"]
+    assert to_json(res)["combined"]["setting"] == "drop_rule_lines"
+    text = runner.invoke(app, ["eval", str(small[0]), "--drop-rule-lines", "--folds", "3"])
+    assert text.exit_code == 0, text.output
+    assert "rules" in text.stdout and "Confusion matrix" in text.stdout and "became empty" in text.stdout
+
+
+def test_eval_bad_corpus_is_one_line_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "manifest.csv").write_text("file,label\nlogs/missing.log,cuda_oom\n")
+    res = runner.invoke(app, ["eval", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "does not exist" in res.output and "Traceback" not in res.output
+
+
+def test_analyze_does_not_import_training_code() -> None:
+    code = ("import sys, logsleuth.cli as c; from typer.testing import CliRunner; "
+            f"r = CliRunner().invoke(c.app, ['analyze', {str(CORPUS / HELD_OUT)!r}, '-f', 'json']); "
+            "assert r.exit_code == 0, r.output; "
+            "print(sorted(m for m in sys.modules if m.startswith('logsleuth.classify')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert "logsleuth.classify.train" not in out.stdout and "logsleuth.classify.evaluate" not in out.stdout
