@@ -415,7 +415,7 @@ def reachable(host: str, port: int, timeout: float = 3.0) -> tuple[str, str]:
 
 def is_local_address(host: str) -> bool:
     """Whether ``host`` names this machine (loopback, its host name, or one of its interface addresses)."""
-    if host in ("localhost", "0.0.0.0", "::", socket.gethostname(), socket.getfqdn()):
+    if host in ("localhost", "0.0.0.0", "::", socket.gethostname()):
         return True
     try:
         addrs = {ai[4][0] for ai in socket.getaddrinfo(host, None)}

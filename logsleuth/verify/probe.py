@@ -188,29 +188,33 @@ class Probe:
     def check(self, op: str, inp, out) -> int:  # noqa: ANN001 - torch tensors
         """Fill inputs with a rank/index pattern, run ``op`` once and count wrong elements on this rank."""
         torch, n, r = self.torch, self.world, self.rank
-        idx = torch.arange(inp.numel(), device=self.device, dtype=torch.float32)
+        f32 = torch.float32
+        idx = torch.arange(inp.numel(), device=self.device, dtype=torch.int64)  # exact beyond 2**24 elements
+
+        def pat(m: int, sl: object = slice(None)) -> object:
+            return torch.remainder(idx[sl], m).to(f32)
+
         if op == "all_reduce":
-            inp.copy_(r + 1 + torch.remainder(idx, 7))
-            expect = n * (n + 1) / 2 + n * torch.remainder(idx, 7)
+            inp.copy_(r + 1 + pat(7))
+            expect = n * (n + 1) / 2 + n * pat(7)
             got = inp
         elif op == "all_gather":
-            inp.copy_(r * 256 + torch.remainder(idx, 251))
-            src = torch.arange(n, device=self.device, dtype=torch.float32).repeat_interleave(inp.numel())
-            expect = src * 256 + torch.remainder(idx, 251).repeat(n)
+            inp.copy_(r * 256 + pat(251))
+            src = torch.arange(n, device=self.device, dtype=f32).repeat_interleave(inp.numel())
+            expect = src * 256 + pat(251).repeat(n)
             got = out
         elif op == "reduce_scatter":
-            inp.copy_(r + 1 + torch.remainder(idx, 13))
-            mine = idx[r * out.numel():(r + 1) * out.numel()]
-            expect = n * (n + 1) / 2 + n * torch.remainder(mine, 13)
+            inp.copy_(r + 1 + pat(13))
+            expect = n * (n + 1) / 2 + n * pat(13, slice(r * out.numel(), (r + 1) * out.numel()))
             got = out
         elif op == "broadcast":
-            pattern = 1 + torch.remainder(idx, 251)
+            pattern = 1 + pat(251)
             inp.copy_(pattern if r == 0 else torch.full_like(pattern, -1.0))
             expect, got = pattern, inp
         else:  # sendrecv
-            inp.copy_(r * 256 + torch.remainder(idx, 251))
+            inp.copy_(r * 256 + pat(251))
             out.fill_(-1.0)
-            expect = ((r - 1) % n) * 256 + torch.remainder(idx, 251)
+            expect = ((r - 1) % n) * 256 + pat(251)
             got = out
         if self.injected("corrupt"):
             inp.add_(0.5)  # this rank's contribution is wrong from here on

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import bandwidth as bw
 from .checks import CONFIRMED, Hints, Session, Verdict, check, describe_failure, evidence_for
-from .run import ProbeConfig, ProbeRun, run_probe
+from .run import ProbeConfig, ProbeRun, default_nproc, launcher_args, run_probe
 
 SCHEMA_VERSION = 1
 
@@ -92,6 +92,7 @@ def verify(
         VerifyError: the launcher could not be started.
         LogsleuthError: a malformed data file (bandwidth or known-bad table).
     """
+    launcher_args(config, config.nproc_per_node or default_nproc(config.backend))  # bad arguments fail before any run
     root = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="logsleuth-verify-"))
     base = run_probe(config, root / "probe", name="probe", rules=rules)
     session = Session(config=config, log_dir=root, base=base, rules=rules, hints=hints or Hints(), runs=[base])

@@ -244,10 +244,11 @@ def probe_args(cfg: ProbeConfig) -> list[str]:
 
 
 def probe_env(cfg: ProbeConfig, base: Mapping[str, str] | None = None) -> tuple[dict[str, str], dict[str, str | None]]:
-    """(environment for the launcher, the overrides applied): NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS unless the user
-    chose one, unbuffered Python, then ``cfg.env``."""
+    """(environment for the launcher, the overrides applied): NCCL_DEBUG=INFO, no NCCL_DEBUG_FILE, NCCL_DEBUG_SUBSYS
+    unless the user chose one, unbuffered Python, then ``cfg.env``."""
     env = dict(os.environ if base is None else base)
-    overrides: dict[str, str | None] = {"NCCL_DEBUG": "INFO", "PYTHONUNBUFFERED": "1"}
+    # NCCL_DEBUG_FILE would send NCCL's lines elsewhere: they must land in the captured per-rank output
+    overrides: dict[str, str | None] = {"NCCL_DEBUG": "INFO", "NCCL_DEBUG_FILE": None, "PYTHONUNBUFFERED": "1"}
     if "NCCL_DEBUG_SUBSYS" not in env:
         overrides["NCCL_DEBUG_SUBSYS"] = DEFAULT_NCCL_SUBSYS
     overrides.update(cfg.env)
@@ -363,11 +364,16 @@ def run_probe(cfg: ProbeConfig, log_dir: str | os.PathLike[str], *, name: str = 
 
 
 def _analyze(files: Sequence[Path], rules: Any) -> Any:
+    """The analyzer's diagnosis of the captured files (None when they hold no log line)."""
     if not files:
         return None
+    from ..errors import InputError
     from ..pipeline import analyze
 
-    return analyze([str(p) for p in files], rules=rules)
+    try:
+        return analyze([str(p) for p in files], rules=rules)
+    except InputError:
+        return None
 
 
 def read_probe_output(rank_files: Sequence[Path], nproc: int) -> tuple[tuple[Result, ...], tuple[RankState, ...]]:
