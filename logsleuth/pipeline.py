@@ -199,7 +199,8 @@ def analyze(
     rules = rules if rules is not None else load_rules(rules_dirs)
     given = [os.fspath(p) for p in (paths or ["-"])]
     files = expand_paths(given)
-    facts = {p: infer(p) for p in files}
+    err_files = error_files([p for p in given if os.path.isdir(p)])
+    facts = {p: infer(p) for p in (*files, *err_files)}
     torchrun_runs = {p.replace("\\", "/").rsplit("/attempt_", 1)[0] for p, f in facts.items() if f.kind == "torchrun"}
     if len(torchrun_runs) == 1:
         # one node's torchrun log dir: its local ranks are the global ranks
@@ -218,8 +219,8 @@ def analyze(
                 raise
             # one bad file of a multi-file job: keep what was read before the fault, note it, go on
             skipped.append({"path": path, "error": str(exc)})
-    for path in error_files([p for p in given if os.path.isdir(p)]):
-        ev = error_file_event(path, facts.get(path) or infer(path))
+    for path in err_files:
+        ev = error_file_event(path, facts[path])
         if ev is not None:
             file_index.setdefault(path, len(file_index))
             consume([ev], rules, state)
