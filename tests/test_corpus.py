@@ -26,3 +26,12 @@ def test_corpus_log_is_diagnosed(row: dict[str, str], rules) -> None:
         assert d.fix.summary
     else:
         assert d.verdict == row["label"]
+
+
+def test_manifest_matches_its_fragments() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("merge_manifest", CORPUS / "generators" / "merge_manifest.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    assert [r["file"] for r in mod.merged_rows()] == [r["file"] for r in ROWS]
