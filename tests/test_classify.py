@@ -252,3 +252,22 @@ def test_analyze_does_not_import_training_code() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('logsleuth.classify')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert "logsleuth.classify.train" not in out.stdout and "logsleuth.classify.evaluate" not in out.stdout
+
+
+def test_hashed_character_features_are_named_by_the_jobs_own_ngrams(clf, rules) -> None:
+    import ast
+
+    import numpy as np
+
+    _, notable, tail = features.collect([str(CORPUS / HELD_OUT)], rules)
+    row = features.row_for(notable, tail)
+    feats = clf.pipeline[:-1]
+    sl = feats.steps[-1][1].output_indices_["txt"]
+    x = feats.transform(np.asarray([row], dtype=object))
+    idx = [int(i) for i in x.indices if sl.start <= i < sl.stop][:20]
+    assert idx
+    names = model.feature_names(feats, idx, row)
+    for i in idx:
+        assert names[i].startswith("txt__'"), names[i]
+        for gram in names[i][5:].split("|"):
+            assert ast.literal_eval(gram).strip() in row[1].lower()

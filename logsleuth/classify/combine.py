@@ -4,12 +4,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..taxonomy import ROOT_CAUSES
 from ..taxonomy import title as taxonomy_title
 from ..types import SEVERITY_RANK, Diagnosis, Fix, Hypothesis, Match
-from .model import Vote
+
+if TYPE_CHECKING:  # the model module imports numpy: analyze pays for it only when the model is consulted
+    from .model import Vote
 
 RULE_DECIDES_SEVERITY = "high"  # a cause rule at or above this severity ...
 RULE_DECIDES_CONFIDENCE = 0.8  # ... and at or above this confidence decides alone

@@ -259,6 +259,7 @@ def to_json(result: EvalResult) -> dict[str, Any]:
                  setting="drop_rule_lines" if result.drop_rule_lines else "full")
         if result.drop_rule_lines:
             m["emptied"] = result.emptied
+            m["left_clean"] = sum(1 for o in result.outcomes if not o.emptied and o.rules == "no_failure")
         out[sys_] = m
     return out
 
@@ -267,13 +268,15 @@ def format_text(result: EvalResult) -> str:
     """A plain-text report: the summary rows, per-class precision/recall, confusion matrices, misses."""
     sc = result.scores
     lines = []
-    what = ("ablation: the winning cause's evidence lines deleted from each log the rules got right"
+    what = ("ablation: the lines the winning rule matched deleted from each log the rules got right"
             if result.drop_rule_lines else "all logs")
     lines.append(f"Grouped {result.folds}-fold cross-validation over {result.groups} groups ({what}); "
                  f"model threshold {result.threshold}")
     if result.drop_rule_lines:
-        lines.append(f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was evidence) "
-                     f"and count as misses; {result.ablated_of - result.emptied} still had lines.")
+        clean = sum(1 for o in result.outcomes if not o.emptied and o.rules == "no_failure")
+        lines.append(f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was a decisive "
+                     f"line) and count as misses; {result.ablated_of - result.emptied} still had lines, of which "
+                     f"{clean} show no error any more (rules: no_failure, which the model may not overrule).")
     lines.append("")
     lines.append(f"{'system':10} {'n':>4} {'accuracy':>9} {'macro-F1':>9} {'abstain':>8} {'no_failure FP':>14}")
     for s in SYSTEMS:

@@ -158,10 +158,6 @@ class Sample:
     tail: list[Event]
     lines: list[DocLine] = field(default_factory=list)
 
-    @property
-    def x(self) -> list[str]:
-        return document(self.lines)
-
 
 def group_of(file: str) -> str:
     """The evaluation group of a manifest ``file``: its first directory under ``logs/`` (else its first part)."""

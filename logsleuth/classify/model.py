@@ -112,6 +112,42 @@ def _class_weights(clf: Any, label: str) -> np.ndarray | None:
     return np.mean(rows, axis=0) if rows else None
 
 
+def feature_names(features: Any, indices: Sequence[int], row: Sequence[str]) -> dict[int, str]:
+    """Readable names for columns of the ``ColumnTransformer`` output: ``<transformer>__<term>``.
+
+    A vocabulary-based vectorizer names its columns; a hashed one (``HashingVectorizer``) has no vocabulary, so a
+    bucket is named by the n-grams of ``row`` (this job's document) that hash into it (``a|b`` on a collision).
+    """
+    from sklearn.utils import murmurhash3_32
+
+    if hasattr(features, "steps"):  # the pipeline's feature part, ending in the ColumnTransformer
+        features = features.steps[-1][1]
+    out: dict[int, str] = {}
+    for name, trans, col in features.transformers_:
+        sl = features.output_indices_.get(name)
+        wanted = [i for i in indices if sl is not None and sl.start <= i < sl.stop]
+        if not wanted:
+            continue
+        try:
+            vocab = trans.get_feature_names_out()
+            for i in wanted:
+                out[i] = f"{name}__{vocab[i - sl.start]}"
+            continue
+        except (AttributeError, ValueError, TypeError):
+            pass
+        hasher = trans.steps[0][1] if hasattr(trans, "steps") else trans
+        n = hasher.n_features
+        buckets: dict[int, list[str]] = {}
+        for gram in sorted(set(hasher.build_analyzer()(row[col]))):
+            h = murmurhash3_32(gram, seed=0)  # FeatureHasher's index: |h| mod n (sklearn _hashing_fast.pyx)
+            b = (2147483647 - (n - 1)) % n if h == -2147483648 else abs(h) % n
+            buckets.setdefault(b, []).append(gram)
+        for i in wanted:
+            grams = buckets.get(i - sl.start, [])
+            out[i] = f"{name}__" + ("|".join(repr(g) for g in grams[:3]) if grams else f"#{i - sl.start}")
+    return out
+
+
 class Classifier:
     """A loaded model: the sklearn ``Pipeline`` and its sidecar ``meta``.
 
@@ -152,11 +188,12 @@ class Classifier:
             scores = np.asarray(xl @ w).ravel()
             scored = tuple(sorted(((float(s), d) for s, d in zip(scores, lines)), key=lambda t: -t[0]))
             if explain:
-                xd = feats.transform(np.asarray([document(lines)], dtype=object))
+                row = document(lines)
+                xd = feats.transform(np.asarray([row], dtype=object))
                 contrib = np.asarray(xd.multiply(w).todense()).ravel() if hasattr(xd, "multiply") else xd[0] * w
-                top = np.argsort(-contrib)[:TOP_FEATURES]
-                names = feats.get_feature_names_out()
-                features = tuple((str(names[i]), float(contrib[i])) for i in top if contrib[i] > 0)
+                top = [int(i) for i in np.argsort(-contrib)[:TOP_FEATURES] if contrib[i] > 0]
+                names = feature_names(feats, top, row)
+                features = tuple((names[i], float(contrib[i])) for i in top)
         return Vote(label, float(p[order[0]]), ranked, self.threshold, scored, features)
 
     def vote(self, notable: Sequence[Event], tail: Sequence[Event], *, explain: bool = False) -> Vote | None:

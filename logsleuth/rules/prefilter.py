@@ -49,22 +49,82 @@ def _best(factors: Iterable[_Factor | None]) -> _Factor | None:
     return best
 
 
+def _expand(item: tuple, ci: bool, limit: int) -> tuple[set[str], bool] | None:
+    """Every string ``item`` can match when that is a small finite set of literals (``[Cc]``, ``(?:a|b)``, ``x?``)."""
+    op, av = item
+    if op is _c.LITERAL:
+        return {chr(av)}, ci
+    if op is _c.IN:
+        chars = set()
+        for sub_op, sub_av in av:
+            if sub_op is not _c.LITERAL:
+                return None
+            chars.add(chr(sub_av))
+        return (chars, ci) if 0 < len(chars) <= 4 else None
+    if op is _c.SUBPATTERN:
+        _group, add_flags, del_flags, sub = av
+        sub_ci = (ci or bool(add_flags & _c.SRE_FLAG_IGNORECASE)) and not (del_flags & _c.SRE_FLAG_IGNORECASE)
+        return _expand_seq(sub, sub_ci, limit)
+    if op is _c.BRANCH:
+        out: set[str] = set()
+        any_ci = False
+        for branch in av[1]:
+            e = _expand_seq(branch, ci, limit)
+            if e is None:
+                return None
+            out |= e[0]
+            any_ci = any_ci or e[1]
+            if len(out) > limit:
+                return None
+        return out, any_ci
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] == 0 and av[1] == 1:
+        e = _expand_seq(av[2], ci, limit)
+        return (e[0] | {""}, e[1]) if e is not None else None
+    return None
+
+
+def _expand_seq(items: Sequence[tuple], ci: bool, limit: int) -> tuple[set[str], bool] | None:
+    out = {""}
+    any_ci = False
+    for item in items:
+        e = _expand(item, ci, limit)
+        if e is None:
+            return None
+        out = {a + b for a in out for b in e[0]}
+        any_ci = any_ci or e[1]
+        if len(out) > limit:
+            return None
+    return out, any_ci
+
+
 def _seq(items: Sequence[tuple], ci: bool) -> _Factor | None:
-    """The best necessary factor of a sequence of sre items (a literal run or one item's factor)."""
+    """The best necessary factor of a sequence of sre items: a run of finitely-expandable items (its expansion,
+    e.g. ``Connection (?:closed|reset) by`` -> 2 strings) or one other item's own factor."""
     factors: list[_Factor | None] = []
-    run: list[str] = []
-    run_ci = ci
+    run: set[str] = {""}
+    run_ci = False
 
     def flush() -> None:
-        if run:
-            factors.append((frozenset(["".join(run)]), run_ci))
-            run.clear()
+        nonlocal run, run_ci
+        if run != {""} and "" not in run:
+            factors.append((frozenset(run), run_ci))
+        elif run != {""}:
+            # an optional part can vanish: only the literals common to every spelling are required; skip it
+            pass
+        run, run_ci = {""}, False
 
-    for op, av in items:
-        if op is _c.LITERAL:
-            run.append(chr(av))
+    for item in items:
+        e = _expand(item, ci, MAX_ALTERNATIVES)
+        if e is not None:
+            grown = {a + b for a in run for b in e[0]}
+            if len(grown) <= MAX_ALTERNATIVES:
+                run, run_ci = grown, run_ci or e[1]
+                continue
+            flush()
+            run, run_ci = set(e[0]), e[1]
             continue
         flush()
+        op, av = item
         if op is _c.SUBPATTERN:
             _group, add_flags, del_flags, sub = av
             sub_ci = (ci or bool(add_flags & _c.SRE_FLAG_IGNORECASE)) and not (del_flags & _c.SRE_FLAG_IGNORECASE)
@@ -88,7 +148,7 @@ def _seq(items: Sequence[tuple], ci: bool) -> _Factor | None:
                 factors.append(_seq(sub, ci))
         elif op is getattr(_c, "ATOMIC_GROUP", None):
             factors.append(_seq(av, ci))
-        # IN, ANY, AT, CATEGORY, ASSERT, ASSERT_NOT, GROUPREF...: no literal requirement
+        # ANY, AT, CATEGORY, ASSERT, ASSERT_NOT, GROUPREF, big IN...: no literal requirement
     flush()
     return _best(factors)
 

@@ -185,10 +185,13 @@ def _same(run: ProbeRun, h: str) -> Verdict | None:
     if h not in run.causes:
         return None
     d = run.diagnosis
+    finding = next((f.summary for f in run.findings if f.root_cause == h), None)
     if d is not None and d.verdict == "failure" and d.root_cause == h:
         what = d.message or d.title
+        if finding and finding not in what:
+            what = f"{what}; {finding}"  # the runner knows where each rank stopped, the logs may not say
     else:
-        what = next(f.summary for f in run.findings if f.root_cause == h)
+        what = finding or h
     ev = tuple(e for e in evidence_for(run, h) if e != f"probe: {what}")
     return Verdict(h, CONFIRMED, what, ev, (run.name,))
 
