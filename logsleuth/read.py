@@ -144,8 +144,8 @@ class LineGate:
     A line is *needed* when one of ``patterns`` (regular expressions over the raw bytes of a line, e.g. the literal
     factors of every rule and context pattern, plus the words that make a line a warning or an error) matches in
     it; its ``before`` preceding and ``after`` following lines are kept with it, and ``block_after`` lines after a
-    ``block_patterns`` match (the start of a multi-line record such as a traceback). The last ``tail`` lines of
-    every file are always kept, and so is any line holding an escape (``\\x1b``) or NUL byte (their cleaning could
+    line holding one of ``block_literals`` (the start of a multi-line record such as a traceback). The last
+    ``tail`` lines of every file are always kept, and so is any line holding an escape (``\\x1b``) or NUL byte (their cleaning could
     join a literal). Everything else is counted and skipped without being decoded.
 
     RE2 (``pip install google-re2``) searches ~0.2-1 GB/s for hundreds of alternatives; ``regex`` and ``re`` manage
@@ -153,16 +153,16 @@ class LineGate:
 
     Args:
         patterns: RE2-syntax regular expressions (``(?i:...)`` for case-insensitive parts).
-        block_patterns: RE2 expressions starting a multi-line record.
+        block_literals: plain strings that start a multi-line record (``Traceback (most recent call last)``).
         before, after, block_after, tail: context sizes, in lines.
     """
 
-    def __init__(self, patterns: Iterable[str], block_patterns: Iterable[str] = (), *, before: int = 2,
+    def __init__(self, patterns: Iterable[str], block_literals: Iterable[str] = (), *, before: int = 2,
                  after: int = 2, block_after: int = 300, tail: int = 400) -> None:
         self.patterns = tuple(patterns)
-        self.block_patterns = tuple(block_patterns)
+        self.block_literals = tuple(block_literals)
         self.before, self.after, self.block_after, self.tail = before, after, block_after, tail
-        self._compiled: tuple[object, object | None] | None = None
+        self._compiled: tuple[Any, tuple[bytes, ...]] | None = None
 
     @staticmethod
     def available() -> bool:
@@ -173,8 +173,9 @@ class LineGate:
             return False
         return True
 
-    def compile(self) -> tuple[object, object | None] | None:
-        """``(gate, block_gate)`` compiled RE2 patterns over bytes, or None without RE2 or without patterns."""
+    def compile(self) -> tuple[Any, tuple[bytes, ...]] | None:
+        """``(gate, block_literals)``: one RE2 pattern over bytes and the encoded block literals; None without RE2
+        or without patterns."""
         if self._compiled is None:
             if not self.patterns or not self.available():
                 return None
@@ -182,11 +183,10 @@ class LineGate:
 
             opts = re2.Options()
             opts.max_mem = 64 << 20
-            joined = "|".join(f"(?:{p})" for p in (*self.patterns, *self.block_patterns, r"\x1b", r"\x00"))
-            gate = re2.compile(joined.encode(), opts)
-            block = re2.compile("|".join(f"(?:{p})" for p in self.block_patterns).encode(), opts) \
-                if self.block_patterns else None
-            self._compiled = (gate, block)
+            blocks = tuple(lit.encode() for lit in self.block_literals)
+            joined = "|".join(f"(?:{p})" for p in (*self.patterns, *(re2.escape(b).decode() for b in blocks),
+                                                   r"\x1b", r"\x00"))
+            self._compiled = (re2.compile(joined.encode(), opts), blocks)
         return self._compiled
 
 
@@ -220,7 +220,7 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
     Decisions lag ``gate.tail`` lines behind the read position, so that the file's last lines can be kept and a
     match can still keep the lines before it.
     """
-    search, block_search = compiled
+    search, block_literals = compiled
     before, after, block_after, lag = gate.before, gate.after, gate.block_after, max(gate.tail, gate.before)
     held: list[bytes] = []  # undecided lines, the first being line number held_first
     held_first = 1
@@ -245,11 +245,13 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
             dropping = False
         data = carry + block
         last_nl = data.rfind(b"\n")
+        first_cut = False
         if last_nl < 0:
             if len(data) >= MAX_LINE_BYTES:
                 data, carry, dropping = data[:MAX_LINE_BYTES] + b"\n", b"", True
                 stats.truncated_lines += 1
                 last_nl = MAX_LINE_BYTES
+                first_cut = True
             else:
                 carry = data
                 continue
@@ -262,10 +264,11 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
                 last_nl = len(data) - 1
         region = data[:last_nl]
         lines = region.split(b"\n")
-        for i, ln in enumerate(lines):
-            if len(ln) > MAX_LINE_BYTES:  # a long line inside one block: keep its first MAX_LINE_BYTES
-                lines[i] = ln[:MAX_LINE_BYTES]
-                stats.truncated_lines += 1
+        if not first_cut and len(lines[0]) >= MAX_LINE_BYTES:
+            # only the first line can be this long (carry and block are each at most MAX_LINE_BYTES); like the
+            # plain reader, a line of exactly MAX_LINE_BYTES counts as cut
+            lines[0] = lines[0][:MAX_LINE_BYTES]
+            stats.truncated_lines += 1
         base = held_first + len(held)
         pos, idx, size = 0, 0, len(region)
         while pos <= size:
@@ -279,7 +282,11 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
             line_end = region.find(b"\n", start)
             if line_end < 0:
                 line_end = size
-            is_block = block_search is not None and block_search.search(region, line_start, line_end) is not None
+            is_block = False
+            for lit in block_literals:
+                if region.find(lit, line_start, line_end) >= 0:
+                    is_block = True
+                    break
             keep.update(range(max(1, h - before), h + (block_after if is_block else after) + 1))
             pos = line_end + 1  # the next line: one hit per line is enough
             idx += 1

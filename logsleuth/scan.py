@@ -48,7 +48,7 @@ COLUMNS: dict[str, str] = {
     "bytes": "int64",               # size of the files on disk (compressed size for .gz/.zst)
     "lines": "Int64",               # lines read (uncompressed); <NA> when the job could not be read
     "verdict": "category",          # failure | no_failure | unknown; <NA> for an unreadable job
-    "root_cause": "category",       # taxonomy id (no_failure / unknown for those verdicts)
+    "root_cause": "category",       # taxonomy id (no_failure / unknown for those verdicts); categories: all ids
     "confidence": "float64",        # 0..1
     "method": "category",           # rule | model | rule+model
     "rule_id": "category",          # the winning rule's id
@@ -118,11 +118,13 @@ class ScanProgress:
 
 @dataclass
 class ScanPlan:
-    """The jobs a scan will run: ``jobs`` (all), ``todo`` (not in the cache), ``cached_rows``."""
+    """The jobs a scan will run: ``jobs`` (all), ``todo`` (not in the cache), ``cached_rows`` (by job name) and the
+    cache's ``other_entries`` (``(fingerprint, row)`` of jobs outside this scan, kept when the cache is rewritten)."""
 
     jobs: list[Job]
     todo: list[Job]
     cached_rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    other_entries: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # cache rows of other jobs
 
     @property
     def total_bytes(self) -> int:
@@ -132,11 +134,13 @@ class ScanPlan:
 # --------------------------------------------------------------------------------------------- discovery
 
 def _walk(root: str) -> Iterator[str]:
+    """Regular files with log names under ``root``, sorted (FIFOs, sockets and devices are never opened)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
-            if is_log_name(name):
-                yield os.path.join(dirpath, name)
+            path = os.path.join(dirpath, name)
+            if is_log_name(name) and os.path.isfile(path):
+                yield path
 
 
 def _is_layout_root(d: str) -> bool:
@@ -452,18 +456,45 @@ def _batches(jobs: list[Job], max_jobs: int = 16, max_bytes: int = 64 << 20) -> 
     return out
 
 
+def _as_given(row: dict[str, Any], job: Job) -> dict[str, Any]:
+    """Paths in a row computed from absolute paths (Ray) written as the user gave them, as in local mode."""
+    prefixes = sorted(((os.path.abspath(a), a) for a in job.analyze_paths), key=lambda x: -len(x[0]))
+    for col in ("first_failure_path", "error"):
+        v = row.get(col)
+        if not isinstance(v, str):
+            continue
+        for absolute, given in prefixes:
+            if absolute != given and absolute in v:
+                v = v.replace(absolute, given)
+        row[col] = v
+    return row
+
+
 def _run_ray(todo: list[Job], rules: RuleSet, address: str | None, model: bool, max_job_bytes: int | None,
              emit: Callable[[Job, dict[str, Any]], None]) -> None:
     try:
         import ray
     except ImportError as exc:
         raise LogsleuthError("--engine ray needs Ray: pip install 'logsleuth[ray]'") from exc
-    if not ray.is_initialized():
+    connected_here = not ray.is_initialized()
+    if connected_here:
+        import logging
+
         try:
-            ray.init(address=address or os.environ.get("RAY_ADDRESS") or "auto", log_to_driver=False)
+            ray.init(address=address or os.environ.get("RAY_ADDRESS") or "auto", log_to_driver=False,
+                     logging_level=logging.WARNING)
         except ConnectionError as exc:
             raise LogsleuthError(f"cannot connect to a Ray cluster at {address or 'auto'} ({exc}); "
                                  "start one with 'ray start --head' or pass --address") from exc
+    try:
+        _run_ray_tasks(ray, todo, rules, model, max_job_bytes, emit)
+    finally:
+        if connected_here:
+            ray.shutdown()  # disconnects this driver; the cluster keeps running
+
+
+def _run_ray_tasks(ray: Any, todo: list[Job], rules: RuleSet, model: bool, max_job_bytes: int | None,
+                   emit: Callable[[Job, dict[str, Any]], None]) -> None:
     rules_ref = ray.put(rules)
     task = ray.remote(num_cpus=1, max_retries=1)(_ray_task)
     # absolute paths: Ray workers may run in another working directory (the archive must be on a shared filesystem)
@@ -484,7 +515,7 @@ def _run_ray(todo: list[Job], rules: RuleSet, address: str | None, model: bool, 
                     rows = [error_row(j, f"Ray task failed: {type(exc).__name__}: {str(exc).splitlines()[0]}")
                             for j in batch]
                 for job, row in zip(batch, rows):
-                    emit(job, row)
+                    emit(job, _as_given(row, job))
     except BaseException:
         for ref in running:
             ray.cancel(ref, force=True)
@@ -553,13 +584,13 @@ class _CacheWriter:
     def close(self) -> None:
         self.f.close()
 
-    def compact(self, rows: Iterable[tuple[Job, dict[str, Any]]]) -> None:
-        """Rewrite the cache (atomically) with only this scan's rows, dropping stale entries."""
+    def compact(self, rows: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        """Rewrite the cache (atomically) with ``(fingerprint, row)`` entries only, dropping stale and torn lines."""
         tmp = f"{self.path}.tmp-{os.getpid()}"
         try:
             with open(tmp, "w", encoding="utf-8") as f:
-                for job, row in rows:
-                    f.write(json.dumps({"settings": self.settings, "fingerprint": job.fingerprint, "row": row},
+                for fingerprint, row in rows:
+                    f.write(json.dumps({"settings": self.settings, "fingerprint": fingerprint, "row": row},
                                        ensure_ascii=False, default=str) + "\n")
             os.replace(tmp, self.path)
         finally:
@@ -585,7 +616,13 @@ def plan(paths: Sequence[str | os.PathLike[str]], *, group_by: str = "dir", rule
             hit[j.name] = row
         else:
             todo.append(j)
-    return ScanPlan(jobs, todo, hit)
+    names = {j.name for j in jobs}
+    latest: dict[str, tuple[str, dict[str, Any]]] = {}
+    for (fp, name), row in cached.items():  # file order: the last entry of a job is its newest
+        if name not in names:
+            latest[name] = (fp, row)
+    others = list(latest.values())
+    return ScanPlan(jobs, todo, hit, others)
 
 
 def scan(
@@ -614,7 +651,8 @@ def scan(
         model: let the shipped classifier vote (as ``analyze``).
         cache: a JSONL file: jobs whose files (path, size, mtime) and rules/model/options are unchanged since a
             previous scan are taken from it; finished jobs are appended as they complete (a killed scan resumes);
-            at the end it is rewritten with this scan's rows only. Rows with ``error`` are never reused.
+            at the end it is rewritten without stale entries (other jobs' entries are kept). Rows with ``error``
+            are never cached.
         engine: ``local`` (processes on this machine) or ``ray`` (tasks on a Ray cluster; the files must be
             readable at the same absolute paths on every node).
         address: the Ray cluster's address (default: ``RAY_ADDRESS``, else ``auto``); an already
@@ -674,7 +712,8 @@ def scan(
         if writer is not None:
             writer.close()
     if writer is not None:
-        writer.compact((by_name[n], r) for n, r in sorted(rows.items()) if not r.get("error"))
+        mine = [(by_name[n].fingerprint, r) for n, r in sorted(rows.items()) if not r.get("error")]
+        writer.compact(mine + p.other_entries)
     return to_frame([rows[j.name] for j in p.jobs])
 
 
@@ -704,6 +743,10 @@ def _set_dtypes(df: pd.DataFrame) -> pd.DataFrame:
         if dtype == "category":
             values = s.astype(object).where(s.notna(), None)
             cats = _CATEGORIES.get(col) or sorted({v for v in values if v is not None})
+            if col == "root_cause":  # every taxonomy id, so that tables of different scans share one dtype
+                from .taxonomy import ALL_IDS
+
+                cats = sorted(set(ALL_IDS) | set(cats))
             df[col] = pd.Categorical(values, categories=cats)
         elif dtype.startswith("datetime64"):
             df[col] = pd.to_datetime(s, errors="coerce", format="ISO8601").astype(dtype)

@@ -178,6 +178,14 @@ def test_cache_skips_unchanged_jobs_and_rescans_changed_ones(tmp_path: Path, rul
         "job0": True, "job1": True, "job2": False, "job3": True}
     assert third.set_index("job").loc[str(arch / "job2"), "root_cause"] == "cuda_oom"
 
+    # another archive scanned with the same cache leaves this one's entries in it
+    other = tmp_path / "other"
+    _write(other / "jobX" / "out.log", _noise(20))
+    scan([str(other)], jobs=1, rules=rules, cache=cache)
+    seen.clear()
+    scan([str(arch)], jobs=1, rules=rules, cache=cache, progress=seen.append)
+    assert all(e.cached for e in seen if e.job)
+
     # other rules: nothing is reused
     extra = tmp_path / "rules"
     _write(extra / "my-rule.yaml", (Path(__file__).parent.parent / "rules" / "device" / "torch-cuda-out-of-memory.yaml")
@@ -249,18 +257,21 @@ def test_progress_bar_only_on_a_terminal_and_not_in_ci(monkeypatch: pytest.Monke
     assert "1/2 jobs, 2/3 files" in drawn and "2.0 MB" in drawn
 
 
-@pytest.mark.slow
 def test_ctrl_c_stops_the_workers_and_leaves_no_output(tmp_path: Path) -> None:
     arch = tmp_path / "arch"
-    for i in range(12):
-        _write(arch / f"job{i:02d}" / "out.log", _noise(40_000, i))  # ~2 MB each: seconds per job
+    for i in range(3):
+        _write(arch / f"job{i}" / "out.log", _noise(200, i))
+    fifo = tmp_path / "stuck" / "job.log"  # a job whose read blocks forever: the scan is mid-way, whatever the speed
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
     out = tmp_path / "out.parquet"
     cache = tmp_path / "cache.jsonl"
     env = dict(os.environ, CI="true")
-    proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "scan", str(arch), "-o", str(out), "--cache", str(cache),
-                             "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "scan", str(arch), str(fifo), "-o", str(out),
+                             "--cache", str(cache), "-j", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     deadline = time.time() + 120
-    while time.time() < deadline and not (cache.exists() and cache.read_text().count("\n") >= 1):
+    while time.time() < deadline and not (cache.exists() and cache.read_text().count("\n") >= 3):
         time.sleep(0.1)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
@@ -268,9 +279,14 @@ def test_ctrl_c_stops_the_workers_and_leaves_no_output(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert not out.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["arch", "cache.jsonl"]  # no temporary table left
-    finished = [json.loads(line) for line in cache.read_text().splitlines()]
-    assert 1 <= len(finished) < 12
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["arch", "cache.jsonl", "stuck"]  # no temporary table left
+    assert len(cache.read_text().splitlines()) == 3  # the finished jobs, ready for the resumed scan
+
+
+def test_fifos_and_sockets_in_an_archive_are_not_jobs(tmp_path: Path) -> None:
+    _write(tmp_path / "a" / "train.log", OOM)
+    os.mkfifo(tmp_path / "a" / "pipe.log")
+    assert [j.paths for j in discover([str(tmp_path)])] == [(str(tmp_path / "a" / "train.log"),)]
 
 
 def test_summary_formats() -> None:

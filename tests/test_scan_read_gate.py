@@ -36,7 +36,7 @@ def test_gated_lines_are_a_faithful_subset(tmp_path: Path, seed: int) -> None:
     path = tmp_path / ("a.log.gz" if seed % 2 else "a.log")
     data = _random_log(rnd, rnd.choice([3, 200, 30_000]))
     path.write_bytes(gzip.compress(data) if seed % 2 else data)
-    gate = LineGate([r"ERROR", r"WARN"], [r"Traceback \(most recent call last\)"], before=1, after=1,
+    gate = LineGate([r"ERROR", r"WARN"], ["Traceback (most recent call last)"], before=1, after=1,
                     block_after=3, tail=5)
     full, st_full = _lines(path)
     kept, st = _lines(path, gate)
@@ -78,3 +78,19 @@ def test_gate_skips_most_of_a_quiet_log(tmp_path: Path) -> None:
     kept, st = _lines(p, LineGate([r"out of memory"], before=0, after=0, tail=10))
     assert [n for n, _ in kept] == list(range(49_992, 50_002))
     assert st.skipped_lines == 49_991
+
+
+@pytest.mark.parametrize("body", [
+    b"E" * MAX_LINE_BYTES + b"\nok\n",
+    b"a\n" + b"E" * (MAX_LINE_BYTES - 1) + b"\nok\n",
+    b"a\n" + b"E" * MAX_LINE_BYTES + b"\nok",
+    b"E" * (2 * MAX_LINE_BYTES),
+    b"E" * (MAX_LINE_BYTES - 3) + b"\n" + b"E" * (3 * MAX_LINE_BYTES) + b"\nE\n",
+], ids=["exactly-max", "max-minus-one", "max-no-final-newline", "two-max-no-newline", "three-max-inside"])
+def test_lines_at_the_length_limit(tmp_path: Path, body: bytes) -> None:
+    p = tmp_path / "edge.log"
+    p.write_bytes(body)
+    full, st_full = _lines(p)
+    kept, st = _lines(p, LineGate([r"E"], before=0, after=0, tail=0))
+    assert kept == [x for x in full if "E" in x[1]]
+    assert (st.lines, st.bytes, st.truncated_lines) == (st_full.lines, st_full.bytes, st_full.truncated_lines)
