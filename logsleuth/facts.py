@@ -29,6 +29,8 @@ _WORLD = regex.compile(
     r"|\b(?i:world_size)\s*[=:]\s*(?P<n>\d+)|\bworld size:? (?P<n>\d+)"
 )
 _WORLD_GATE = regex.compile(r"(?i:world|nranks|clients joined|options: size)")
+# what a line must contain for ``find_versions``/``find_world_size`` to find anything (RE2 syntax, for read.LineGate)
+GATE: tuple[str, ...] = (r"(?i:version)", r"==", r"(?i:world)", r"nranks", r"clients joined", r"options: size")
 
 
 def find_world_size(text: str) -> int | None:

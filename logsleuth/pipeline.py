@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -12,11 +13,13 @@ from typing import Any
 
 from .diagnose import diagnose
 from .errors import InputError
+from .facts import GATE as FACTS_GATE
 from .facts import find_versions, find_world_size
 from .jobfiles import error_file_event, error_files, infer
+from .parse import gate as parse_gate
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso
-from .read import ReadStats, expand_paths, iter_lines
+from .read import LineGate, ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .types import Diagnosis, Event, Match
 
@@ -120,6 +123,30 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.clock[id(ev)] = ev.time or last_time
 
 
+GATE_TAIL_LINES = 400  # every file's last lines are always parsed: how a log ends tells hangs (``tail_lines`` rules)
+GATE_BLOCK_LINES = 300  # lines kept after a traceback/summary start
+
+
+def line_gate(rules: RuleSet) -> LineGate | None:
+    """The reader's gate for ``rules`` (built once per rule set), or None when no line may be skipped.
+
+    A line is parsed when a rule's or context pattern's literal factor, a parser level/record word
+    (``parse.gate``) or a fact word (``facts.GATE``) occurs in it, plus the lines after a traceback/summary start
+    and each file's last ``GATE_TAIL_LINES``. None when some rule pattern has no literal factor (it could match
+    any line) or the RE2 bindings are missing: then every line is parsed, as before.
+    """
+    cached = getattr(rules, "_line_gate", False)
+    if cached is not False:
+        return cached
+    gate: LineGate | None = None
+    if not rules.prefilter.always and LineGate.available():
+        literals = [re.escape(lit) for lit in rules.prefilter.literals]  # stdlib escaping is RE2 syntax
+        gate = LineGate([*literals, *parse_gate.PATTERNS, *FACTS_GATE], parse_gate.BLOCK_STARTS, before=0, after=0,
+                        block_after=GATE_BLOCK_LINES, tail=GATE_TAIL_LINES)
+    rules._line_gate = gate  # type: ignore[attr-defined]
+    return gate
+
+
 def _job_year(state: JobState) -> int | None:
     return max(state.years, key=lambda y: state.years[y]) if state.years else None
 
@@ -171,6 +198,7 @@ def analyze(
     rules_dirs: Sequence[str | os.PathLike[str]] = (),
     model: bool = True,
     explain: bool = False,
+    gate: bool = True,
 ) -> Diagnosis:
     """Analyse one job's logs and return its diagnosis.
 
@@ -186,6 +214,8 @@ def analyze(
         rules_dirs: extra rule directories (ignored when ``rules`` is given).
         model: let the shipped classifier vote (``--no-model`` turns it off); without a model file, rules only.
         explain: ask the classifier to record which lines/features drove its vote (in ``stats["explain"]``).
+        gate: skip lines no rule, recogniser or fact can concern without decoding them (``line_gate``); the
+            diagnosis is the same, rank activity (``ranks.last_seen``) then comes from the lines kept.
 
     Returns:
         A ``Diagnosis``; ``stats`` holds ``bytes`` (uncompressed), ``lines``, ``events``, ``seconds``, ``paths``;
@@ -207,13 +237,14 @@ def analyze(
         facts = {p: dataclasses.replace(f, rank=f.local_rank) if f.kind == "torchrun" else f for p, f in facts.items()}
     read_stats = ReadStats()
     state = JobState()
+    lgate = line_gate(rules) if gate else None
     file_index: dict[str, int] = {}
     skipped: list[dict[str, str]] = []
     for path in files:
         file_index.setdefault(path, len(file_index))
         f = facts[path]
         try:
-            consume(parse(iter_lines(path, read_stats), path, f), rules, state)
+            consume(parse(iter_lines(path, read_stats, lgate), path, f), rules, state)
         except InputError as exc:
             if len(files) == 1:
                 raise
@@ -236,6 +267,7 @@ def analyze(
         "events": state.events,
         "error_events": state.error_events,
         "truncated_lines": read_stats.truncated_lines,
+        "skipped_lines": read_stats.skipped_lines,
         "paths": list(file_index),
         "skipped": skipped,
         "seconds": 0.0,

@@ -1,0 +1,39 @@
+"""The reader's line gate skips only lines that cannot matter: gated and ungated analyses agree on the whole corpus."""
+from __future__ import annotations
+
+import pytest
+
+from logsleuth import analyze
+from logsleuth.pipeline import line_gate
+from tests.conftest import CORPUS, manifest_rows
+
+ROWS = manifest_rows()
+
+
+def test_gate_is_built_for_the_builtin_rules(rules) -> None:
+    assert line_gate(rules) is not None, "a built-in rule pattern has no literal factor, or google-re2 is missing"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+def test_gated_analysis_equals_full_analysis(row: dict[str, str], rules) -> None:
+    path = str(CORPUS / row["file"])
+    fast = analyze([path], rules=rules, model=False, gate=True)
+    full = analyze([path], rules=rules, model=False, gate=False)
+    key = lambda d: (d.verdict, d.root_cause, d.rule_id,  # noqa: E731
+                     (d.first_failure.path, d.first_failure.line) if d.first_failure else None,
+                     [(m.rule_id, m.event.line) for m in d.symptoms], [e.line for e in d.unexplained])
+    assert key(fast) == key(full)
+    assert fast.stats["lines"] == full.stats["lines"]
+
+
+def test_gate_skips_noise_but_keeps_the_failure(tmp_path, rules) -> None:
+    noise = "".join(f"2026-11-21 10:00:{i % 60:02d},000 [rank0] INFO train: step {i} loss 0.{i % 97:02d}\n"
+                    for i in range(20000))
+    crash = ("[rank1]: Traceback (most recent call last):\n"
+             '[rank1]:   File "/home/user/train.py", line 9, in step\n'
+             "[rank1]: IndexError: list index out of range\n")
+    p = tmp_path / "job.log"
+    p.write_text(noise + crash + noise)
+    d = analyze([str(p)], rules=rules, model=False)
+    assert d.root_cause == "worker_exception" and d.first_failure.line == 20001
+    assert d.stats["skipped_lines"] > 39000 and d.stats["lines"] == 40003
