@@ -106,7 +106,7 @@ def analyze(
 ) -> None:
     """Diagnose one job from its logs (all PATHS together are one job).
 
-    Example: logsleuth analyze corpus/logs/gen-torchrun-crash/valueerror_rank1.log -f markdown
+    Example: logsleuth analyze corpus/logs/gen-torchrun-rank-raises/ws2_rank1_valueerror/job.log -f markdown
     """
     from .pipeline import analyze as run_analyze
     from .report import render

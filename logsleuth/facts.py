@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import regex
 
-_V = r"(?P<v>\d+\.\d+(?:\.\d+)?(?:[.+-]?(?:post|dev|rc|a|b)?\d*)?)"
+_V = r"(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc|a|b)\d+)?)"
 PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
     ("nccl", regex.compile(rf"NCCL version {_V}")),
     ("cuda", regex.compile(r"NCCL version [\d.]+\+cuda(?P<v>\d+\.\d+)|CUDA used to build PyTorch: (?P<v>\d+\.\d+)|CUDA Version: (?P<v>\d+\.\d+)")),

@@ -4,7 +4,7 @@ Every variant runs the real launcher (``torchrun`` or ``python -m torch.distribu
 the training script by hand with the env:// variables where the scenario needs processes that
 torchrun cannot produce. The combined stdout+stderr is captured exactly as
 ``torchrun ... 2>&1 | tee job.log`` would capture it and written to
-``corpus/logs/gen-torchrun-<scenario>/<variant>.log``; ``--log-dir`` variants also copy the
+``corpus/logs/gen-torchrun-<scenario>/<variant>/job.log``; ``--log-dir`` variants also copy the
 per-rank tree torchrun wrote. Rows go to ``corpus/manifest.d/torchrun.csv``.
 
 Usage::
@@ -91,7 +91,8 @@ class Variant:
 
     @property
     def rel(self) -> str:
-        return f"logs/{self.group}/{self.name}" + ("" if self.logdir else ".log")
+        # one directory per job (what ``logsleuth scan --group-by dir`` expects); the group dir keeps one source together
+        return f"logs/{self.group}/{self.name}" + ("" if self.logdir else "/job.log")
 
 
 def T(*args: str) -> list[str]:
