@@ -34,7 +34,6 @@ class Event:
         text: the original text, ANSI codes removed; lines joined by ``\\n`` for blocks.
         template: ``text``'s message with variable parts masked (``<NUM>``, ``<IP>``...).
         params: extra fields a recogniser extracted (e.g. ``exc_type``, ``exitcode``, ``user_frame``).
-        seq: arrival order across all inputs (0-based), the tie-breaker when times are missing.
     """
 
     line: int
@@ -50,7 +49,6 @@ class Event:
     local_rank: int | None = None
     template: str = ""
     params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-    seq: int = 0
 
     @property
     def is_error(self) -> bool:

@@ -76,7 +76,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         defaults: rank/local_rank/pid the file's path implies (``jobfiles.infer``), used where a line says none.
 
     Yields:
-        ``Event`` objects; blank lines yield nothing. ``seq`` is left 0 (the analyzer numbers events).
+        ``Event`` objects; blank lines yield nothing.
     """
     open_tbs: dict[tuple, tuple[Traceback, prefix.Prefix]] = {}
     summary = SummaryBlock()

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from ..errors import RuleError
-from ..types import SEVERITY_RANK, Event, Match
+from ..types import Event, Match
 from .loader import RuleFile, load_file, rule_paths
 from .prefilter import LiteralPrefilter
 from .schema import RuleSpec
@@ -251,6 +251,3 @@ def load_rules(extra_dirs: Iterable[str | os.PathLike[str]] = (), builtin: bool 
         raise RuleError(msg + more, where)
     return RuleSet(files)
 
-
-def severity_rank(severity: str) -> int:
-    return SEVERITY_RANK[severity]
