@@ -371,7 +371,7 @@ def _default_corpus() -> Path:
 @handles_errors
 def train(
     corpus: Annotated[Optional[Path], typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write model.skops + model.json here (default: inside the package, where analyze looks).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write model.skops, model.scorer.npz and model.json here (default: inside the package, where analyze looks).")] = None,
     threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide (stored in model.json).")] = 0.5,
 ) -> None:
     """Train the classifier on every labelled log of the corpus and write the model + sidecar.

@@ -7,6 +7,8 @@ from logsleuth import analyze
 from tests.conftest import CORPUS, manifest_rows
 
 ROWS = manifest_rows()
+# The rules were written from the dev split; the held-out split measures generalisation (tests/test_eval.py).
+DEV = [r for r in ROWS if r.get("split", "dev") == "dev"]
 
 
 def test_corpus_is_large_enough() -> None:
@@ -16,9 +18,9 @@ def test_corpus_is_large_enough() -> None:
         assert r["source"], f"{r['file']} has no source"
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+@pytest.mark.parametrize("row", DEV, ids=[r["file"] for r in DEV])
 def test_corpus_log_is_diagnosed(row: dict[str, str], rules) -> None:
-    d = analyze([str(CORPUS / row["file"])], rules=rules)
+    d = analyze([str(CORPUS / row["file"])], rules=rules, model=False)
     assert d.root_cause == row["label"], f"{row['file']}: got {d.root_cause} ({d.rule_id}), expected {row['label']}"
     if row["label"] not in ("no_failure", "unknown"):
         assert d.verdict == "failure"

@@ -9,7 +9,9 @@ import csv
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent
-FIELDS = ["file", "label", "source", "notes"]
+FIELDS = ["file", "label", "source", "notes", "split"]
+# split: "dev" (the rules were written from these logs) or "heldout" (collected after the rules were frozen, to
+# measure how rules and classifier generalise; no rule may be tuned on them). Empty in a fragment means "dev".
 
 
 def merged_rows() -> list[dict[str, str]]:
@@ -18,7 +20,8 @@ def merged_rows() -> list[dict[str, str]]:
     for frag in sorted((CORPUS / "manifest.d").glob("*.csv")):
         with open(frag, newline="", encoding="utf-8") as f:
             for r in csv.DictReader(f):
-                rows[r["file"]] = {k: r.get(k, "") for k in FIELDS}
+                rows[r["file"]] = {k: (r.get(k) or "") for k in FIELDS}
+                rows[r["file"]]["split"] = rows[r["file"]]["split"] or "dev"
     return [rows[k] for k in sorted(rows)]
 
 

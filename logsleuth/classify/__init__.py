@@ -5,12 +5,15 @@ The model (``model.py``; trained by ``logsleuth train``, ``train.py``) reads the
 each does what it is good at — rules are precise on the lines they know, the model generalises to reworded or
 missing lines — and so that the model can never invent a failure:
 
-1. **No failure stays no failure.** When the rules saw no error at all (verdict ``no_failure``: no rule matched
-   and no error-level event), that is the answer; the model is not consulted. The model cannot turn a clean log
-   into a failure, so its false-positive rate on clean logs is that of the rules.
+1. **No failure stays no failure unless the model is sure.** When the rules saw no error at all (verdict
+   ``no_failure``: no rule matched and no error-level event), the model is asked, and its cause replaces
+   ``no_failure`` only at probability >= ``combine.NO_FAILURE_OVERRIDE`` (0.8), well above the usual bar. This is
+   how a Ray memory-monitor report whose headline line is missing, or a syslog-mangled raylet OOM line, is still
+   named. ``logsleuth eval`` reports the false-positive rate on ``no_failure`` logs for exactly this policy.
 2. **A decisive rule decides.** A *cause* rule of severity ``high``/``critical`` with confidence >= 0.8 is final
-   (``method: rule``). The model is not even loaded, so the common case costs nothing extra (with ``--explain``
-   its vote is computed and shown, but changes nothing).
+   (``method: rule``). The model is not even loaded, so a failure a rule names costs nothing extra (with
+   ``--explain`` its vote is computed and shown, but changes nothing). Loading it costs ~0.2 s otherwise
+   (``model.load_fast``: numpy only).
 3. **Otherwise the model votes**: the winning rule is weak (a cause rule of medium severity or lowered by
    context, or only symptom rules fired), or the rules abstained (``unknown``: errors but no rule, or the best
    rule below the 0.5 abstention bar). The vote counts only when the model's top probability reaches the
@@ -19,10 +22,13 @@ missing lines — and so that the model can never invent a failure:
    - It names the cause the rules point at (even an abstained best guess): the two independent supports combine
      by noisy-OR, ``1-(1-c_rule)(1-p_model)`` (``method: rule+model``); an abstained rule that crosses the
      abstention bar this way becomes the verdict, with that rule's fix.
-   - The rules gave an answer (verdict ``failure``) and the model names another cause: the rules' answer stands
-     and the model's cause is listed as a hypothesis. A rule matched a line that names its cause (or, for a
-     symptom, says the first failure is not in this log); the model's evidence is diffuse. In grouped
-     cross-validation, letting the model overrule weak and symptom-only rules lost more logs than it won.
+   - Only symptom rules fired (by the rules' own account the first failure is not in the log) and the model names
+     a non-collateral cause at probability >= ``combine.SYMPTOM_OVERRIDE`` (0.8): the model decides, and the
+     symptoms stay listed as symptoms.
+   - Otherwise, when the rules gave an answer (verdict ``failure``) and the model names another cause, the rules'
+     answer stands and the model's cause is listed as a hypothesis: a rule matched a line that names its cause; the
+     model's evidence is diffuse (in grouped cross-validation, letting it overrule weak cause rules lost more logs
+     than it won).
    - The rules abstained and the model names a cause: the model decides (``method: model``, confidence = its
      probability). The rules' candidates stay listed as hypotheses, the lines that push hardest toward the
      model's label become the evidence and the first failure, and the fix is the generic advice of a built-in
@@ -89,4 +95,4 @@ def apply(diagnosis: Diagnosis, notable: Sequence[Event], tail: Sequence[Event],
     clf = _OVERRIDE.get() or model_mod.default()
     if clf is None:
         return diagnosis
-    return combine(diagnosis, lambda: clf.vote(notable, tail, explain=explain), explain=explain)
+    return combine(diagnosis, lambda: clf.vote(notable, tail, diagnosis, explain=explain), explain=explain)

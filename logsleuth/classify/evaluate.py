@@ -9,10 +9,16 @@ three systems are scored on the same held-out predictions:
 - **model**: the model's top label when its probability reaches the threshold, else ``unknown`` (abstain);
 - **combined**: ``combine.combine`` — exactly what ``analyze`` does with the shipped model.
 
-``drop_rule_lines=True`` runs the ablation instead: from every log the rules diagnosed correctly, every line of
-every event the winning rule matched (``features.decisive_matches``: the decisive lines; a traceback event goes
-whole) is deleted, the shortened log is analysed again by the rules, and the same fold models vote on it. A log whose lines were all evidence becomes empty; it counts as a miss (``unknown``) for all
-three systems and the number is reported as ``emptied``.
+Each training fold also holds its logs' ablated copies (``ablate.py``), so the fold's model learns from context
+as ``train`` does; a held-out log's own ablated copy is never in its fold's training data.
+
+``drop_rule_lines=True`` runs the ablation instead: from every log the rules diagnosed correctly, the lines the
+winning rule matched (``RuleSet.matched_lines``: the decisive lines; a traceback keeps its frames) are deleted,
+the shortened log is analysed again by the rules, and the same fold models vote on it. A log whose lines were all
+decisive becomes empty; it counts as a miss (``unknown``) for all three systems and is reported as ``emptied``.
+
+Every metric is also given per corpus split (``by_split``): ``dev`` logs are those the rules were written from,
+``heldout`` logs were collected after the rules were frozen, so there the rules face unseen logs too.
 
 Metrics per system (``metrics``): ``accuracy`` (abstentions count as wrong), ``macro_f1`` over the true labels,
 ``per_class`` precision/recall/f1/support, ``abstain_rate``, ``n``, ``no_failure_fp_rate`` (share of ``no_failure``
@@ -21,20 +27,19 @@ logs reported as anything else) and the ``confusion`` matrix.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, LogsleuthError
-from .combine import combine
-from .features import Sample, collect, decisive_matches, doc_lines, load_corpus
+from .combine import NO_FAILURE_OVERRIDE, combine
+from .features import Sample, load_corpus
 from .model import DEFAULT_THRESHOLD, Classifier, Vote
 
 SYSTEMS = ("rules", "model", "combined")
+SPLIT_KEYS = ("accuracy", "macro_f1", "abstain_rate", "no_failure_fp_rate", "n")
 DEFAULT_FOLDS = 5
 ABSTAIN = "unknown"
 
@@ -52,6 +57,7 @@ class Outcome:
     method: str
     fold: int
     emptied: bool = False
+    split: str = "dev"
 
 
 def metrics(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, Any]:
@@ -94,60 +100,6 @@ def metrics(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, Any]:
 
 def _model_answer(vote: Vote | None) -> str:
     return vote.label if vote is not None and vote.confident else ABSTAIN
-
-
-def _ablate(sample: Sample, workdir: Path) -> list[str]:
-    """Write ``sample``'s job to ``workdir`` without its evidence lines; return the paths to analyse."""
-    from ..read import COMPRESSED_SUFFIXES, expand_paths, iter_lines
-
-    drop: dict[str, set[int]] = {}
-    for m in decisive_matches(sample.diagnosis):
-        drop.setdefault(m.event.path, set()).update(range(m.event.line, m.event.end_line + 1))
-    src = sample.path
-    files = expand_paths([str(src)])
-    written: list[str] = []
-    for f in files:
-        rel = Path(f).relative_to(src) if src.is_dir() else Path(Path(f).name)
-        name = rel.name
-        for comp in COMPRESSED_SUFFIXES:
-            if name.endswith(comp):
-                name = name[: -len(comp)]
-        out = workdir / rel.parent / name
-        out.parent.mkdir(parents=True, exist_ok=True)
-        written.append(str(out))
-        gone = drop.get(f, set())
-        with open(out, "w", encoding="utf-8") as w:
-            for no, text in iter_lines(f):
-                if no not in gone:
-                    w.write(text + "\n")
-    return [str(workdir)] if src.is_dir() else written
-
-
-@dataclass
-class _Case:
-    sample: Sample
-    diagnosis: Any
-    lines: list
-    emptied: bool
-
-
-def _ablated_cases(samples: Sequence[Sample], rules: Any) -> list[_Case]:
-    cases = []
-    with tempfile.TemporaryDirectory(prefix="logsleuth-ablate-") as tmp:
-        for i, s in enumerate(samples):
-            d = s.diagnosis
-            if d.verdict != "failure" or d.root_cause != s.row.label or not d.evidence:
-                continue
-            work = Path(tmp) / str(i)
-            work.mkdir()
-            paths = _ablate(s, work)
-            try:
-                diag, notable, tail = collect(paths, rules)
-            except InputError:
-                cases.append(_Case(s, None, [], True))
-                continue
-            cases.append(_Case(s, diag, doc_lines(notable, tail), False))
-    return cases
 
 
 @dataclass
@@ -194,22 +146,21 @@ def evaluate(
     from sklearn.model_selection import StratifiedGroupKFold
 
     from ..rules import load_rules
+    from .ablate import add_ablations
     from .train import fit_classifier
 
     if folds < 2:
         raise InputError(f"--folds must be at least 2 (got {folds})")
     rules = rules if rules is not None else load_rules()
     samples = list(samples) if samples is not None else load_corpus(corpus, rules)
+    if any(s.ablated is None for s in samples):
+        add_ablations(samples, rules)  # the training folds' augmentation, and the ablation's test logs
     groups = [s.row.group for s in samples]
     n_groups = len(set(groups))
     if n_groups < 2:
         raise InputError("grouped cross-validation needs logs from at least two groups (directories under logs/)")
     k = min(folds, n_groups)
     labels = [s.row.label for s in samples]
-    cases: list[_Case] | None = None
-    if drop_rule_lines:
-        cases = _ablated_cases(samples, rules)
-    case_of = {id(c.sample): c for c in cases} if cases is not None else None
 
     import warnings
 
@@ -225,27 +176,33 @@ def evaluate(
             clf = None  # too few labelled logs in the training folds: the model abstains
         for i in te:
             s = samples[i]
-            if case_of is not None:
-                c = case_of.get(id(s))
-                if c is None:
-                    continue
-                if c.emptied:
+            if drop_rule_lines:
+                ab = s.ablated
+                if ab is None:
+                    continue  # the rules did not get it right: there is no decisive line to delete
+                if ab.emptied or ab.diagnosis is None:
                     outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, ABSTAIN, ABSTAIN, ABSTAIN,
-                                            "none", fold, emptied=True))
+                                            "none", fold, emptied=True, split=s.row.split))
                     continue
-                diag, lines = c.diagnosis, c.lines
+                diag, lines = ab.diagnosis, ab.lines
             else:
                 diag, lines = s.diagnosis, s.lines
-            vote = clf.vote_lines(lines) if clf is not None and lines else None
+            vote = clf.vote_lines(lines, diag) if clf is not None and lines else None
             comb = combine(diag, lambda v=vote: v)
             outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, diag.root_cause, _model_answer(vote),
-                                    comb.root_cause, comb.method, fold))
+                                    comb.root_cause, comb.method, fold, split=s.row.split))
         if progress is not None:
             progress(fold + 1, k)
     y = [o.label for o in outcomes]
     scores = {sys_: metrics(y, [getattr(o, sys_) for o in outcomes]) for sys_ in SYSTEMS}
+    for sys_ in SYSTEMS:
+        scores[sys_]["by_split"] = {}
+        for split in sorted({o.split for o in outcomes}):
+            part = [o for o in outcomes if o.split == split]
+            m = metrics([o.label for o in part], [getattr(o, sys_) for o in part])
+            scores[sys_]["by_split"][split] = {k_: m[k_] for k_ in SPLIT_KEYS}
     return EvalResult(scores, outcomes, k, n_groups, threshold, drop_rule_lines,
-                      ablated_of=len(cases) if cases is not None else 0,
+                      ablated_of=sum(1 for s in samples if s.ablated is not None) if drop_rule_lines else 0,
                       emptied=sum(o.emptied for o in outcomes))
 
 
@@ -276,7 +233,8 @@ def format_text(result: EvalResult) -> str:
         clean = sum(1 for o in result.outcomes if not o.emptied and o.rules == "no_failure")
         lines.append(f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was a decisive "
                      f"line) and count as misses; {result.ablated_of - result.emptied} still had lines, of which "
-                     f"{clean} show no error any more (rules: no_failure, which the model may not overrule).")
+                     f"{clean} show no error any more (rules: no_failure; the model may overrule that only at "
+                     f"probability >= {NO_FAILURE_OVERRIDE}).")
     lines.append("")
     lines.append(f"{'system':10} {'n':>4} {'accuracy':>9} {'macro-F1':>9} {'abstain':>8} {'no_failure FP':>14}")
     for s in SYSTEMS:
@@ -284,6 +242,14 @@ def format_text(result: EvalResult) -> str:
         fp = "-" if m["no_failure_fp_rate"] is None else f"{m['no_failure_fp_rate']:.3f}"
         lines.append(f"{s:10} {m['n']:>4} {m['accuracy']:>9.3f} {m['macro_f1']:>9.3f} {m['abstain_rate']:>8.3f} "
                      f"{fp:>14}")
+    splits = sorted(sc[SYSTEMS[0]].get("by_split", {}))
+    if len(splits) > 1:
+        lines.append("by corpus split (dev: the rules were written from these logs; heldout: collected after the "
+                     "rules were frozen):")
+        for split in splits:
+            lines.append(f"  {split:8} " + ", ".join(
+                f"{s} {sc[s]['by_split'][split]['accuracy']:.3f}/{sc[s]['by_split'][split]['macro_f1']:.3f}"
+                for s in SYSTEMS) + f"  (accuracy/macro-F1, n={sc[SYSTEMS[0]]['by_split'][split]['n']})")
     if result.drop_rule_lines and result.ablated_of > result.emptied:
         kept = [o for o in result.outcomes if not o.emptied]
         lines.append("on the ablated logs that still had lines: " + ", ".join(

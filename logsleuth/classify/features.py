@@ -2,13 +2,16 @@
 
 The pipeline hands the classifier two bounded lists (``pipeline.JobState``): ``notable`` (at most 400 events at
 warning level or above, or matched by a rule) and ``tail`` (the job's last 40 events, which is where a hang or a
-silent kill shows). ``document`` turns them into a two-column row:
+silent kill shows). ``document`` turns them, with the rules' diagnosis, into a three-column row:
 
 - column 0, **templates**: one line per distinct event, ``"src_<source> lvl_<level> <masked template>"`` — the
   masked text (``<NUM>``, ``<IP>``, ``<PATH>``...; ``parse/masking.py``) generalises across hosts, ranks and sizes;
-  the word n-grams of the model read this column.
+  the word n-grams of the model read this column. A traceback's template is its exception type, masked message and
+  frames as ``module.function`` words (``_traceback_template``).
 - column 1, **text**: the same events' original text (tracebacks in full, clipped), which keeps what the template
   drops (frames of a traceback, ``exitcode: -9``, ``SIGKILL``); the character n-grams of the model read this column.
+- column 2, **rules**: the rules' partial view as words (``rule_tokens``): which rules fired, in which role, the
+  verdict.
 
 Training, evaluation and ``analyze`` all build documents with this one function from the very same ``notable`` and
 ``tail`` lists (``collect`` runs the real pipeline and captures them), so what the model is trained on is exactly
@@ -31,6 +34,7 @@ from ..types import Diagnosis, Event, Match
 MAX_EVENT_CHARS = 1500  # characters of one event kept in the text column (a traceback keeps its end)
 MAX_TEMPLATE_CHARS = 400  # characters of one masked template kept in the templates column
 MAX_LINES = 300  # distinct events per document (notable first, then the tail)
+N_COLUMNS = 3  # templates, text, rules
 
 # When set, ``classify.apply`` records (diagnosis, notable, tail) here and returns the rules' diagnosis unchanged.
 _CAPTURE: ContextVar[list[tuple[Diagnosis, list[Event], list[Event]]] | None] = ContextVar("logsleuth_capture",
@@ -56,6 +60,28 @@ def _clip_tail(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[-limit:]
 
 
+MAX_FRAMES = 24  # innermost frames of a traceback named in its template
+
+
+def _traceback_template(ev: Event) -> str | None:
+    """A traceback's template: its exception type and masked message, then its frames as ``<module>.<function>``
+    words (innermost last). The parser's own template is only the ``Traceback (most recent call last):`` header,
+    which says nothing; the frames tell where it failed even when the exception line is missing (a clipped log)."""
+    frames = ev.params.get("frames")
+    if not isinstance(frames, list):
+        return None
+    from ..parse.masking import mask
+
+    words = []
+    for f in frames[-MAX_FRAMES:]:
+        stem = str(f.get("file", "")).rsplit("/", 1)[-1].removesuffix(".py")
+        words.append(f"{stem}.{f.get('func', '')}")
+    exc = str(ev.params.get("exc_type") or "")
+    msg = mask(str(ev.params.get("exc_message") or ""))[:MAX_TEMPLATE_CHARS // 2]
+    head = f"Traceback {exc} {msg}".strip() if exc else "Traceback (incomplete)"
+    return f"{head} frames: {' '.join(dict.fromkeys(words))}"
+
+
 def doc_lines(notable: Sequence[Event], tail: Sequence[Event]) -> list[DocLine]:
     """The distinct events of one job, notable events first (in order), then tail events not already in.
 
@@ -69,7 +95,7 @@ def doc_lines(notable: Sequence[Event], tail: Sequence[Event]) -> list[DocLine]:
     out: list[DocLine] = []
     seen: set[str] = set()
     for ev in (*notable, *tail):
-        tpl = (ev.template or ev.text).strip()
+        tpl = (_traceback_template(ev) or ev.template or ev.text).strip()
         if not tpl:
             continue
         line = f"src_{ev.source} lvl_{ev.level} {tpl[:MAX_TEMPLATE_CHARS]}"
@@ -82,14 +108,31 @@ def doc_lines(notable: Sequence[Event], tail: Sequence[Event]) -> list[DocLine]:
     return out
 
 
-def document(lines: Sequence[DocLine]) -> list[str]:
-    """One model input row ``[templates, text]`` (two strings, lines joined by ``\\n``) from ``doc_lines``."""
-    return ["\n".join(d.template for d in lines), "\n".join(d.text for d in lines)]
+def rule_tokens(d: Diagnosis | None) -> str:
+    """The rules' view of a job as words for the model's third column: ``verdict_<v>``, and per rule that fired
+    ``rule_<id>`` and ``rc_<root cause>_<role>``, per rule hypothesis ``hyp_<root cause>`` ('' for None).
+
+    The model learns what the rules' partial answers mean: e.g. that a lone ``peer_process_died`` symptom next to a
+    launcher's exit summary usually hides a rank's own exception whose line is missing (stacking, with the rules
+    fixed and never fitted)."""
+    if d is None:
+        return ""
+    words = [f"verdict_{d.verdict}"]
+    for m in (*d.evidence, *d.symptoms):
+        words += [f"rule_{m.rule_id}".replace("-", "_"), f"rc_{m.root_cause}_{m.role}"]
+    words += [f"hyp_{h.root_cause}" for h in d.hypotheses if h.method == "rule"]
+    return " ".join(dict.fromkeys(words))
 
 
-def row_for(notable: Sequence[Event], tail: Sequence[Event]) -> list[str]:
-    """``document(doc_lines(notable, tail))``: the row the model scores for one job."""
-    return document(doc_lines(notable, tail))
+def document(lines: Sequence[DocLine], rules_text: str = "") -> list[str]:
+    """One model input row ``[templates, text, rules]`` (three strings; lines joined by ``\\n``) from ``doc_lines``
+    and ``rule_tokens``."""
+    return ["\n".join(d.template for d in lines), "\n".join(d.text for d in lines), rules_text]
+
+
+def row_for(notable: Sequence[Event], tail: Sequence[Event], diagnosis: Diagnosis | None = None) -> list[str]:
+    """``document(doc_lines(notable, tail), rule_tokens(diagnosis))``: the row the model scores for one job."""
+    return document(doc_lines(notable, tail), rule_tokens(diagnosis))
 
 
 @contextlib.contextmanager
@@ -134,17 +177,22 @@ def decisive_matches(d: Diagnosis) -> list[Match]:
 
 # ---- the labelled corpus -------------------------------------------------------------------------------------
 
+SPLITS = ("dev", "heldout")
+
 
 @dataclass(frozen=True)
 class CorpusRow:
     """One ``manifest.csv`` row: ``file`` (relative to the corpus dir; a directory = one multi-file job), ``label``
-    (a taxonomy id), ``source`` (URL or generator), and ``group`` — the directory under ``logs/`` that holds it, so
-    every log reconstructed from one thread or produced by one generator shares a group."""
+    (a taxonomy id), ``source`` (URL or generator), ``group`` — the directory under ``logs/`` that holds it, so
+    every log reconstructed from one thread or produced by one generator shares a group — and ``split``: ``dev``
+    (the rules were written from it) or ``heldout`` (collected after the rules were frozen; no rule is tuned on it,
+    so it measures how rules and model generalise)."""
 
     file: str
     label: str
     source: str
     group: str
+    split: str = "dev"
 
 
 @dataclass
@@ -157,7 +205,17 @@ class Sample:
     notable: list[Event]
     tail: list[Event]
     lines: list[DocLine] = field(default_factory=list)
+    ablated: Ablated | None = None
 
+
+@dataclass(frozen=True)
+class Ablated:
+    """A job re-analysed without its decisive lines (``classify.ablate``): the rules' new diagnosis and the
+    classifier's new lines; ``emptied`` when nothing was left to analyse."""
+
+    diagnosis: Diagnosis | None
+    lines: list[DocLine]
+    emptied: bool
 
 def group_of(file: str) -> str:
     """The evaluation group of a manifest ``file``: its first directory under ``logs/`` (else its first part)."""
@@ -168,10 +226,10 @@ def group_of(file: str) -> str:
 
 
 def read_manifest(corpus: str | os.PathLike[str]) -> list[CorpusRow]:
-    """Rows of ``<corpus>/manifest.csv`` (columns ``file,label,source,notes``).
+    """Rows of ``<corpus>/manifest.csv`` (columns ``file,label,source,notes`` and the optional ``split``).
 
     Raises:
-        InputError: no manifest, a missing column, an unknown label, or a listed file that does not exist.
+        InputError: no manifest, a missing column, an unknown label or split, or a listed file that does not exist.
     """
     from ..taxonomy import ALL_IDS
 
@@ -191,7 +249,10 @@ def read_manifest(corpus: str | os.PathLike[str]) -> list[CorpusRow]:
                     raise InputError(f"unknown label {label!r} (not in the taxonomy)", where)
                 if not (corpus / file).exists():
                     raise InputError(f"listed file {file!r} does not exist", where)
-                rows.append(CorpusRow(file, label, (r.get("source") or "").strip(), group_of(file)))
+                split = (r.get("split") or "").strip() or "dev"
+                if split not in SPLITS:
+                    raise InputError(f"unknown split {split!r} (expected one of {', '.join(SPLITS)})", where)
+                rows.append(CorpusRow(file, label, (r.get("source") or "").strip(), group_of(file), split))
     except OSError as exc:
         raise InputError(f"cannot read the corpus manifest ({exc.strerror or exc})", str(manifest)) from exc
     if not rows:

@@ -1,13 +1,16 @@
 """The shipped classifier: a scikit-learn ``Pipeline`` in one ``.skops`` file plus a JSON sidecar, loaded lazily.
 
-Files (inside the package, so the wheel carries them): ``logsleuth/classify/model.skops`` and ``model.json``. The
-sidecar records the label set, the decision ``threshold``, the library versions the model was trained with, the
-SHA-256 of the training data and of the ``.skops`` file, and how many corpus files it was trained on.
+Files (inside the package, so the wheel carries them): ``logsleuth/classify/model.skops`` (the model of record),
+``model.json`` (the sidecar) and ``model.scorer.npz`` (the same model's numbers for numpy-only prediction,
+``scorer.py``). The sidecar records the label set, the decision ``threshold``, the library versions the model was
+trained with, the SHA-256 of the training data and of both model files, and how many corpus files it was trained on.
 
-Loading never uses pickle or joblib: ``skops.io.load`` with the explicit ``TRUSTED_TYPES`` list below; a file that
-holds any other type than skops' default-trusted ones (numpy, scipy, public scikit-learn estimators) and these
-is refused with ``ModelError`` before anything is constructed. The ``.skops`` file's hash must match the sidecar's.
-Nothing is read until the first job actually asks the model (``default()``), so ``--no-model`` costs nothing.
+Loading never uses pickle or joblib. ``load`` reads the ``.skops`` file with ``skops.io.load`` and the explicit
+``TRUSTED_TYPES`` list below; a file that holds any other type than skops' default-trusted ones (numpy, scipy,
+public scikit-learn estimators) and these is refused with ``ModelError`` before anything is constructed.
+``analyze`` uses ``load_fast`` (``numpy.load(allow_pickle=False)`` of the export; ~0.1 s instead of the ~4 s that
+importing scikit-learn and skops costs). Either file's hash must match the sidecar's. Nothing is read until the
+first job actually asks the model (``default()``), so ``--no-model`` costs nothing.
 """
 from __future__ import annotations
 
@@ -23,13 +26,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
-from ..types import LEVEL_RANK, Event
-from .features import DocLine, doc_lines, document
+from ..types import LEVEL_RANK, Diagnosis, Event
+from .features import DocLine, doc_lines, document, rule_tokens
+from .scorer import Scorer
 
 MODEL_DIR = Path(__file__).resolve().parent
 MODEL_FILE = "model.skops"
 SIDECAR_FILE = "model.json"
-FORMAT_VERSION = 1
+SCORER_FILE = "model.scorer.npz"
+FORMAT_VERSION = 2  # 2: three input columns (templates, text, rules)
 DEFAULT_THRESHOLD = 0.5  # the model's top probability must reach this to decide (see classify/__init__.py)
 TOP_RANKED = 5
 TOP_FEATURES = 12
@@ -91,117 +96,72 @@ class Vote:
         }
 
 
-def _class_weights(clf: Any, label: str) -> np.ndarray | None:
-    """The linear weight vector for ``label`` (averaged over a calibrated ensemble); None if not linear."""
-    from sklearn.calibration import CalibratedClassifierCV
-
-    calibrated = isinstance(clf, CalibratedClassifierCV)
-    ests = [c.estimator for c in clf.calibrated_classifiers_] if calibrated else [clf]
-    # CalibratedClassifierCV fits its inner estimator on label-encoded y: its classes_ are positions in clf.classes_
-    key: Any = [str(c) for c in clf.classes_].index(label) if calibrated else label
-    rows = []
-    for est in ests:
-        coef = getattr(est, "coef_", None)
-        classes = [c.item() if hasattr(c, "item") else c for c in getattr(est, "classes_", [])]
-        if coef is None or key not in classes:
-            continue
-        if coef.shape[0] == 1:  # binary: one row, for classes_[1]
-            rows.append(coef[0] if classes.index(key) == 1 else -coef[0])
-        else:
-            rows.append(coef[classes.index(key)])
-    return np.mean(rows, axis=0) if rows else None
-
-
-def feature_names(features: Any, indices: Sequence[int], row: Sequence[str]) -> dict[int, str]:
-    """Readable names for columns of the ``ColumnTransformer`` output: ``<transformer>__<term>``.
-
-    A vocabulary-based vectorizer names its columns; a hashed one (``HashingVectorizer``) has no vocabulary, so a
-    bucket is named by the n-grams of ``row`` (this job's document) that hash into it (``a|b`` on a collision).
-    """
-    from sklearn.utils import murmurhash3_32
-
-    if hasattr(features, "steps"):  # the pipeline's feature part, ending in the ColumnTransformer
-        features = features.steps[-1][1]
-    out: dict[int, str] = {}
-    for name, trans, col in features.transformers_:
-        sl = features.output_indices_.get(name)
-        wanted = [i for i in indices if sl is not None and sl.start <= i < sl.stop]
-        if not wanted:
-            continue
-        try:
-            vocab = trans.get_feature_names_out()
-            for i in wanted:
-                out[i] = f"{name}__{vocab[i - sl.start]}"
-            continue
-        except (AttributeError, ValueError, TypeError):
-            pass
-        hasher = trans.steps[0][1] if hasattr(trans, "steps") else trans
-        n = hasher.n_features
-        buckets: dict[int, list[str]] = {}
-        for gram in sorted(set(hasher.build_analyzer()(row[col]))):
-            h = murmurhash3_32(gram, seed=0)  # FeatureHasher's index: |h| mod n (sklearn _hashing_fast.pyx)
-            b = (2147483647 - (n - 1)) % n if h == -2147483648 else abs(h) % n
-            buckets.setdefault(b, []).append(gram)
-        for i in wanted:
-            grams = buckets.get(i - sl.start, [])
-            out[i] = f"{name}__" + ("|".join(repr(g) for g in grams[:3]) if grams else f"#{i - sl.start}")
-    return out
-
-
 class Classifier:
-    """A loaded model: the sklearn ``Pipeline`` and its sidecar ``meta``.
+    """A loaded model: its numpy ``Scorer`` (``scorer.py``), the sidecar ``meta`` and, when it was loaded from
+    ``model.skops`` or fitted in this process, the scikit-learn ``pipeline`` it was exported from.
 
     Args:
-        pipeline: fitted ``Pipeline([("features", ColumnTransformer), ("clf", classifier)])`` over ``[templates,
-            text]`` rows (``features.document``).
+        scorer: the exported model (predictions, per-line scores and feature names all come from it).
         meta: the sidecar dict (``labels``, ``threshold``, ``versions``...).
+        pipeline: the fitted ``Pipeline`` (None on the fast path ``load_fast``).
     """
 
-    def __init__(self, pipeline: Any, meta: dict[str, Any]) -> None:
+    def __init__(self, scorer: Scorer, meta: dict[str, Any], pipeline: Any = None) -> None:
+        self.scorer = scorer
         self.pipeline = pipeline
         self.meta = meta
         self.threshold = float(meta.get("threshold", DEFAULT_THRESHOLD))
-        self.labels = [str(c) for c in pipeline.classes_]
+        self.labels = list(scorer.labels)
+
+    @classmethod
+    def from_pipeline(cls, pipeline: Any, meta: dict[str, Any]) -> Classifier:
+        """Wrap a fitted pipeline (exported to a ``Scorer`` in memory)."""
+        from .scorer import export, from_arrays
+
+        return cls(from_arrays(export(pipeline)), meta, pipeline)
 
     def predict_proba(self, rows: Sequence[Sequence[str]]) -> np.ndarray:
-        """Class probabilities, shape ``(len(rows), len(self.labels))``."""
-        return self.pipeline.predict_proba(np.asarray(rows, dtype=object).reshape(-1, 2))
+        """Class probabilities, shape ``(len(rows), len(self.labels))``, for ``features.document`` rows."""
+        return self.scorer.predict_proba(rows)
 
-    def vote_lines(self, lines: Sequence[DocLine], *, explain: bool = False, proba: np.ndarray | None = None) -> Vote:
-        """Score one job from its ``doc_lines``.
+    def vote_lines(self, lines: Sequence[DocLine], diagnosis: Diagnosis | None = None, *, explain: bool = False,
+                   proba: np.ndarray | None = None) -> Vote:
+        """Score one job from its ``doc_lines`` and the rules' diagnosis of it.
 
         Args:
             lines: the job's distinct events (``features.doc_lines``).
+            diagnosis: the rules-only diagnosis (its matches become the ``rules`` column; None: empty column).
             explain: also compute the top n-gram features.
             proba: this job's probabilities when already computed (a row of ``predict_proba``).
         """
-        p = self.predict_proba([document(lines)])[0] if proba is None else proba
+        sc = self.scorer
+        row = document(lines, rule_tokens(diagnosis))
+        p = self.predict_proba([row])[0] if proba is None else proba
         order = np.argsort(-p)
         label = self.labels[order[0]]
         ranked = tuple((self.labels[i], float(p[i])) for i in order[:TOP_RANKED])
-        scored: tuple[tuple[float, DocLine], ...] = ()
+        w = sc.coef[order[0]]
+        scored = []
+        for d in lines:
+            idx, val = sc.transform_row([d.template, d.text, ""])
+            scored.append((float(w[idx] @ val), d))
+        scored.sort(key=lambda t: -t[0])
         features: tuple[tuple[str, float], ...] = ()
-        w = _class_weights(self.pipeline[-1], label) if lines else None
-        if w is not None:
-            feats = self.pipeline[:-1]
-            xl = feats.transform(np.asarray([[d.template, d.text] for d in lines], dtype=object))
-            scores = np.asarray(xl @ w).ravel()
-            scored = tuple(sorted(((float(s), d) for s, d in zip(scores, lines)), key=lambda t: -t[0]))
-            if explain:
-                row = document(lines)
-                xd = feats.transform(np.asarray([row], dtype=object))
-                contrib = np.asarray(xd.multiply(w).todense()).ravel() if hasattr(xd, "multiply") else xd[0] * w
-                top = [int(i) for i in np.argsort(-contrib)[:TOP_FEATURES] if contrib[i] > 0]
-                names = feature_names(feats, top, row)
-                features = tuple((names[i], float(contrib[i])) for i in top)
-        return Vote(label, float(p[order[0]]), ranked, self.threshold, scored, features)
+        if explain:
+            idx, val = sc.transform_row(row)
+            contrib = w[idx] * val
+            top = [int(k) for k in np.argsort(-contrib)[:TOP_FEATURES] if contrib[k] > 0]
+            features = tuple((sc.feature_name(int(idx[k])), float(contrib[k])) for k in top)
+        return Vote(label, float(p[order[0]]), ranked, self.threshold, tuple(scored), features)
 
-    def vote(self, notable: Sequence[Event], tail: Sequence[Event], *, explain: bool = False) -> Vote | None:
-        """The model's vote from the pipeline's ``notable`` and ``tail`` events; None for a job with no text."""
+    def vote(self, notable: Sequence[Event], tail: Sequence[Event], diagnosis: Diagnosis | None = None, *,
+             explain: bool = False) -> Vote | None:
+        """The model's vote from the pipeline's ``notable`` and ``tail`` events and the rules' ``diagnosis``; None
+        for a job with no text."""
         lines = doc_lines(notable, tail)
         if not lines:
             return None
-        return self.vote_lines(lines, explain=explain)
+        return self.vote_lines(lines, diagnosis, explain=explain)
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
@@ -222,14 +182,8 @@ def load(directory: str | os.PathLike[str] = MODEL_DIR) -> Classifier:
     import skops.io as sio
 
     directory = Path(directory)
-    path, sidecar = directory / MODEL_FILE, directory / SIDECAR_FILE
-    try:
-        meta = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"cannot read the model sidecar ({exc})", str(sidecar)) from exc
-    if meta.get("format") != FORMAT_VERSION:
-        raise ModelError(f"model format {meta.get('format')!r} is not {FORMAT_VERSION}; retrain with 'logsleuth train'",
-                         str(sidecar))
+    path = directory / MODEL_FILE
+    meta = _read_sidecar(directory)
     try:
         digest = sha256_file(path)
     except OSError as exc:
@@ -252,29 +206,81 @@ def load(directory: str | os.PathLike[str] = MODEL_DIR) -> Classifier:
     labels = [str(c) for c in getattr(pipeline, "classes_", [])]
     if labels != list(meta.get("labels", [])):
         raise ModelError("model labels do not match its sidecar", str(path))
-    return Classifier(pipeline, meta)
+    return Classifier.from_pipeline(pipeline, meta)
+
+
+def _read_sidecar(directory: Path) -> dict[str, Any]:
+    sidecar = directory / SIDECAR_FILE
+    try:
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"cannot read the model sidecar ({exc})", str(sidecar)) from exc
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+        got = meta.get("format") if isinstance(meta, dict) else None
+        raise ModelError(f"model format {got!r} is not {FORMAT_VERSION}; retrain with 'logsleuth train'",
+                         str(sidecar))
+    return meta
+
+
+def load_fast(directory: str | os.PathLike[str] = MODEL_DIR) -> Classifier:
+    """Load the model's numpy export ``model.scorer.npz`` + ``model.json`` (what ``analyze`` uses: no scikit-learn
+    or skops import; see ``scorer.py``). The file must match the sidecar's ``scorer_sha256``, written by ``save``
+    from the very pipeline in ``model.skops``.
+
+    Raises:
+        ModelError: a missing/unreadable file, a hash that does not match the sidecar, or a malformed export.
+    """
+    from . import scorer as scorer_mod
+
+    directory = Path(directory)
+    meta = _read_sidecar(directory)
+    path = directory / SCORER_FILE
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ModelError(f"cannot read the model ({exc.strerror or exc})", str(path)) from exc
+    if hashlib.sha256(data).hexdigest() != meta.get("scorer_sha256"):
+        raise ModelError("model file does not match the sha256 in its sidecar (corrupt or replaced); "
+                         "retrain with 'logsleuth train' or run with --no-model", str(path))
+    try:
+        sc = scorer_mod.load(data)
+    except ModelError as exc:
+        raise ModelError(exc.message, str(path)) from exc
+    if sc.labels != list(meta.get("labels", [])):
+        raise ModelError("model labels do not match its sidecar", str(path))
+    return Classifier(sc, meta)
 
 
 def save(pipeline: Any, meta: dict[str, Any], directory: str | os.PathLike[str]) -> tuple[Path, Path, dict[str, Any]]:
-    """Write ``model.skops`` (zip-deflated) and ``model.json`` (with ``model_sha256`` filled in) atomically.
+    """Write ``model.skops`` (zip-deflated), its numpy export ``model.scorer.npz`` and ``model.json`` (with
+    ``model_sha256`` and ``scorer_sha256`` filled in), each atomically.
 
     Returns:
         ``(model_path, sidecar_path, sidecar_dict)``.
+
+    Raises:
+        ModelError: the pipeline cannot be exported (``scorer.export``).
     """
     import zipfile
 
     import skops.io as sio
 
+    from . import scorer as scorer_mod
+
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    path, sidecar = directory / MODEL_FILE, directory / SIDECAR_FILE
+    path, sidecar, fast = directory / MODEL_FILE, directory / SIDECAR_FILE, directory / SCORER_FILE
+    data = scorer_mod.dumps(scorer_mod.export(pipeline))
     tmp = directory / f".{MODEL_FILE}.tmp"
     sio.dump(pipeline, tmp, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+    tmp_fast = directory / f".{SCORER_FILE}.tmp"
+    tmp_fast.write_bytes(data)
     meta = dict(meta, format=FORMAT_VERSION, model_sha256=sha256_file(tmp),
-                labels=[str(c) for c in pipeline.classes_])
+                scorer_sha256=hashlib.sha256(data).hexdigest(), labels=[str(c) for c in pipeline.classes_])
     tmp_meta = directory / f".{SIDECAR_FILE}.tmp"
     tmp_meta.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+    os.replace(tmp_fast, fast)
     os.replace(tmp_meta, sidecar)
     return path, sidecar, meta
 
@@ -287,12 +293,12 @@ def default() -> Classifier | None:
     """The shipped model, loaded on first use and cached; None when no model file ships (rules only).
 
     Raises:
-        ModelError: the shipped model exists but does not load (see ``load``).
+        ModelError: the shipped model exists but does not load (see ``load_fast``).
     """
     with _lock:
         if "model" not in _default:
-            present = (MODEL_DIR / MODEL_FILE).exists() and (MODEL_DIR / SIDECAR_FILE).exists()
-            _default["model"] = load(MODEL_DIR) if present else None
+            present = (MODEL_DIR / SCORER_FILE).exists() and (MODEL_DIR / SIDECAR_FILE).exists()
+            _default["model"] = load_fast(MODEL_DIR) if present else None
         return _default["model"]
 
 

@@ -1,17 +1,20 @@
 """Train the classifier from the labelled corpus (``logsleuth train``). Never imported by ``analyze``.
 
-The model is one scikit-learn ``Pipeline`` over ``[templates, text]`` rows (``features.document``)::
+The model is one scikit-learn ``Pipeline`` over ``[templates, text, rules]`` rows (``features.document``)::
 
     ColumnTransformer(
         tpl: TfidfVectorizer(word 1-2-grams over the masked templates, sublinear tf, min_df=2)
-        txt: HashingVectorizer(char_wb 3-5-grams over the original text, 2**14 buckets) -> TfidfTransformer
+        txt: TfidfVectorizer(char_wb 3-5-grams over the original text, sublinear tf, min_df=2, 30k most frequent)
+        rul: TfidfVectorizer(the rules' matches as words: features.rule_tokens)
     ) -> CalibratedClassifierCV(LinearSVC(class_weight="balanced"), method="temperature", ensemble=False)
 
-``min_df=2`` keeps only word n-grams seen in at least two training logs (an n-gram unique to one log cannot
-generalise to another). The character n-grams are hashed: no vocabulary of ~20k entries to ship and to rebuild at
-load time (skops rebuilds a dict entry by entry: 0.5 s of the load, against 0.09 s hashed), at no measurable cost
-in cross-validated accuracy; ``--explain`` names a bucket by the job's own n-grams that hash into it. Temperature
-scaling (one
+Every log the rules got right is also trained on as its ablated copy (``ablate.py``: its decisive lines deleted,
+re-analysed; sample weight ``ABLATED_WEIGHT``), so the model learns the context of a cause and not only the line
+a rule already knows.
+
+``min_df=2`` keeps only n-grams seen in at least two training logs (an n-gram unique to one log cannot generalise
+to another). Every column has a vocabulary, so ``scorer.export`` can copy the model into numpy arrays that
+``analyze`` scores without scikit-learn, and ``--explain`` names every feature. Temperature scaling (one
 parameter for all classes, fitted on out-of-fold scores of grouped, stratified folds; ``calibration_folds``) turns
 the SVM's scores into probabilities the abstention threshold is set on; with ~5 logs per label, per-class
 (sigmoid) calibration was markedly under-confident in cross-validation. A label with a single training log cannot
@@ -32,14 +35,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .features import Sample, corpus_sha256, document, load_corpus, read_manifest
+from .features import N_COLUMNS, Sample, corpus_sha256, document, load_corpus, read_manifest, rule_tokens
 from .model import DEFAULT_THRESHOLD, MODEL_DIR, Classifier, save
 
 WORD_TOKENS = r"<[A-Za-z]+>|[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_]"  # words and the masks (<NUM>, <IP>...), no numbers
 MAX_WORD_FEATURES = 20000
-CHAR_BUCKETS = 2**14  # hashed character n-grams: no vocabulary to ship or load
+MAX_CHAR_FEATURES = 30000  # character n-grams kept (the most frequent seen in two logs or more)
 C = 1.0  # inverse L2 strength of the linear SVM
 MAX_CALIBRATION_FOLDS = 3
+ABLATED_WEIGHT = 0.5  # sample weight of a log's copy without its decisive lines (ablate.py)
 RANDOM_STATE = 0
 
 
@@ -51,16 +55,16 @@ def build_pipeline(calibration_folds: Any) -> Any:
     """
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.compose import ColumnTransformer
-    from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer, TfidfVectorizer
+    from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.pipeline import Pipeline
     from sklearn.svm import LinearSVC
 
     features = ColumnTransformer([
         ("tpl", TfidfVectorizer(token_pattern=WORD_TOKENS, ngram_range=(1, 2), sublinear_tf=True, min_df=2,
                                 max_features=MAX_WORD_FEATURES, dtype=np.float32), 0),
-        ("txt", Pipeline([("hash", HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), n_features=CHAR_BUCKETS,
-                                                     alternate_sign=False, norm=None, dtype=np.float32)),
-                          ("tfidf", TfidfTransformer(sublinear_tf=True))]), 1),
+        ("txt", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2,
+                                max_features=MAX_CHAR_FEATURES, dtype=np.float32), 1),
+        ("rul", TfidfVectorizer(token_pattern=r"\S+", lowercase=False, sublinear_tf=True, dtype=np.float32), 2),
     ])
     linear = LinearSVC(C=C, class_weight="balanced", max_iter=20000, random_state=RANDOM_STATE)
     clf = CalibratedClassifierCV(linear, method="temperature", cv=calibration_folds, ensemble=False)
@@ -74,15 +78,28 @@ def trainable(labels: Sequence[str]) -> tuple[set[str], set[str]]:
     return kept, set(counts) - kept
 
 
-def training_rows(samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Model rows for ``samples``.
+def training_rows(samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Model rows for ``samples``, each followed by its ablated copy when it has a non-empty one.
 
     Returns:
-        ``(x, y, groups)``: ``x`` shape ``(n, 2)`` object array of ``[templates, text]``, ``y`` labels, ``groups``
-        the corpus group of each log (the directory under ``logs/``).
+        ``(x, y, groups, weights)``: ``x`` shape ``(n, 3)`` object array of ``[templates, text, rules]``, ``y``
+        labels, ``groups`` the corpus group of each row (an ablated copy shares its log's group, so calibration
+        folds keep them together), ``weights`` 1 for a log and ``ABLATED_WEIGHT`` for an ablated copy.
     """
-    x = np.asarray([document(s.lines) for s in samples], dtype=object).reshape(-1, 2)
-    return x, np.asarray([s.row.label for s in samples]), np.asarray([s.row.group for s in samples])
+    rows, y, groups, weights = [], [], [], []
+    for s in samples:
+        rows.append(document(s.lines, rule_tokens(s.diagnosis)))
+        y.append(s.row.label)
+        groups.append(s.row.group)
+        weights.append(1.0)
+        ab = s.ablated
+        if ab is not None and not ab.emptied and ab.lines:
+            rows.append(document(ab.lines, rule_tokens(ab.diagnosis)))
+            y.append(s.row.label)
+            groups.append(s.row.group)
+            weights.append(ABLATED_WEIGHT)
+    x = np.asarray(rows, dtype=object).reshape(-1, N_COLUMNS)
+    return x, np.asarray(y), np.asarray(groups), np.asarray(weights, dtype=np.float64)
 
 
 def calibration_folds(y: np.ndarray, groups: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -117,13 +134,13 @@ def fit(samples: Sequence[Sample]) -> tuple[Any, list[str]]:
     kept, skipped = trainable([s.row.label for s in samples])
     if len(kept) < 2:
         raise InputError("need at least two labels with two or more logs each to train a classifier")
-    x, y, groups = training_rows([s for s in samples if s.row.label in kept])
+    x, y, groups, weights = training_rows([s for s in samples if s.row.label in kept])
     pipe = build_pipeline(calibration_folds(y, groups))
     with warnings.catch_warnings():
         # tiny classes: sklearn warns that y "could represent a regression problem"; it does not
         warnings.filterwarnings("ignore", message="The number of unique classes", category=UserWarning)
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-        pipe.fit(x, y)
+        pipe.fit(x, y, clf__sample_weight=weights)
     for _, vec, _ in pipe.named_steps["features"].transformers_:
         if hasattr(vec, "vocabulary_"):  # numpy ints would become one file each in the .skops zip
             vec.vocabulary_ = {term: int(i) for term, i in vec.vocabulary_.items()}
@@ -170,8 +187,13 @@ def train(corpus: str | os.PathLike[str], output: str | os.PathLike[str] = MODEL
     """
     t0 = time.perf_counter()
     corpus = Path(corpus)
+    from ..rules import load_rules
+    from .ablate import add_ablations
+
     rows = read_manifest(corpus)
+    rules = rules if rules is not None else load_rules()
     samples = load_corpus(corpus, rules)
+    n_ablated = add_ablations(samples, rules)
     pipe, skipped = fit(samples)
     feats = pipe.named_steps["features"]
     meta = {
@@ -184,6 +206,9 @@ def train(corpus: str | os.PathLike[str], output: str | os.PathLike[str] = MODEL
             "files": len(rows),
             "groups": len({r.group for r in rows}),
             "label_counts": dict(sorted(Counter(r.label for r in rows).items())),
+            "split_counts": dict(sorted(Counter(r.split for r in rows).items())),
+            "ablated_copies": n_ablated,
+            "ablated_weight": ABLATED_WEIGHT,
         },
         "labels_skipped": skipped,
         "features": {name: len(t.vocabulary_) for name, t, _ in feats.transformers_ if hasattr(t, "vocabulary_")},
@@ -200,5 +225,5 @@ def train(corpus: str | os.PathLike[str], output: str | os.PathLike[str] = MODEL
 def fit_classifier(samples: Sequence[Sample], threshold: float = DEFAULT_THRESHOLD) -> Classifier:
     """An in-memory ``Classifier`` fitted on ``samples`` (for cross-validation; nothing is written)."""
     pipe, skipped = fit(samples)
-    return Classifier(pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_],
-                             "labels_skipped": skipped})
+    return Classifier.from_pipeline(pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_],
+                                           "labels_skipped": skipped})
