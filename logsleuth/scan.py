@@ -415,14 +415,20 @@ def _run_local(todo: list[Job], rules: RuleSet, workers: int, model: bool, max_j
 
 
 def _terminate(pool: Any) -> None:
-    """Stop a process pool now (Ctrl-C): cancel what is queued, kill the workers."""
+    """Stop a process pool now (Ctrl-C): cancel what is queued, kill the workers, and wait (10 s at most) for the
+    pool's manager thread to wind down. Without that wait, the exit hook of Python 3.11's
+    ``concurrent.futures.process`` (``_python_exit``) can write to the wake-up pipe that thread is closing, and
+    print "OSError: [Errno 9] Bad file descriptor" with a traceback after our one-line message (seen once in CI)."""
     procs = list((getattr(pool, "_processes", None) or {}).values())  # no public API to kill the workers
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         try:
             proc.terminate()
         except Exception:  # noqa: BLE001 - already gone
             pass
+    if manager is not None:
+        manager.join(timeout=10)
 
 
 # --------------------------------------------------------------------------------------------- Ray
