@@ -64,8 +64,8 @@ def add_ablations(samples: Sequence[Sample], rules: Any) -> int:
             try:
                 diag, notable, tail = collect(paths, rules)
             except InputError:
-                s.ablated = Ablated(None, [], True)
+                s.ablated = Ablated(None, [])
             else:
-                s.ablated = Ablated(diag, doc_lines(notable, tail), False)
+                s.ablated = Ablated(diag, doc_lines(notable, tail))
             n += 1
     return n

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +28,6 @@ MAX_MODEL_EVIDENCE = 5
 
 def rule_decides(d: Diagnosis) -> bool:
     """True when the rules' answer is final: a cause rule of high+ severity and confidence."""
-    if d.verdict == "no_failure":
-        return False
     if d.verdict != "failure" or d.rule_id is None or d.severity is None or not d.evidence:
         return False
     return (d.evidence[0].role == "cause" and SEVERITY_RANK[d.severity] >= SEVERITY_RANK[RULE_DECIDES_SEVERITY]
@@ -51,7 +48,6 @@ def noisy_or(a: float, b: float) -> float:
     return round(min(0.99, 1.0 - (1.0 - a) * (1.0 - b)), 3)
 
 
-@functools.lru_cache(maxsize=1)
 def _builtin_rules() -> Any:
     from ..rules import load_rules
 

@@ -180,7 +180,7 @@ def evaluate(
                 ab = s.ablated
                 if ab is None:
                     continue  # the rules did not get it right: there is no decisive line to delete
-                if ab.emptied or ab.diagnosis is None:
+                if ab.diagnosis is None:  # emptied
                     outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, ABSTAIN, ABSTAIN, ABSTAIN,
                                             "none", fold, emptied=True, split=s.row.split))
                     continue

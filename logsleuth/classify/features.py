@@ -211,11 +211,15 @@ class Sample:
 @dataclass(frozen=True)
 class Ablated:
     """A job re-analysed without its decisive lines (``classify.ablate``): the rules' new diagnosis and the
-    classifier's new lines; ``emptied`` when nothing was left to analyse."""
+    classifier's new lines; ``diagnosis`` is None when nothing was left to analyse (``emptied``)."""
 
     diagnosis: Diagnosis | None
     lines: list[DocLine]
-    emptied: bool
+
+    @property
+    def emptied(self) -> bool:
+        return self.diagnosis is None
+
 
 def group_of(file: str) -> str:
     """The evaluation group of a manifest ``file``: its first directory under ``logs/`` (else its first part)."""

@@ -124,19 +124,18 @@ class Classifier:
         """Class probabilities, shape ``(len(rows), len(self.labels))``, for ``features.document`` rows."""
         return self.scorer.predict_proba(rows)
 
-    def vote_lines(self, lines: Sequence[DocLine], diagnosis: Diagnosis | None = None, *, explain: bool = False,
-                   proba: np.ndarray | None = None) -> Vote:
+    def vote_lines(self, lines: Sequence[DocLine], diagnosis: Diagnosis | None = None, *,
+                   explain: bool = False) -> Vote:
         """Score one job from its ``doc_lines`` and the rules' diagnosis of it.
 
         Args:
             lines: the job's distinct events (``features.doc_lines``).
             diagnosis: the rules-only diagnosis (its matches become the ``rules`` column; None: empty column).
             explain: also compute the top n-gram features.
-            proba: this job's probabilities when already computed (a row of ``predict_proba``).
         """
         sc = self.scorer
         row = document(lines, rule_tokens(diagnosis))
-        p = self.predict_proba([row])[0] if proba is None else proba
+        p = self.predict_proba([row])[0]
         order = np.argsort(-p)
         label = self.labels[order[0]]
         ranked = tuple((self.labels[i], float(p[i])) for i in order[:TOP_RANKED])

@@ -40,18 +40,22 @@ SEPARATOR = "\n"  # between vocabulary terms in the file (no term can hold a new
 @dataclass
 class Column:
     """One text column's vectorizer: ``analyzer`` ``word`` or ``char_wb``, ``ngram`` (min, max), ``lowercase``,
-    ``token_pattern`` (word only), ``sublinear``, ``vocab`` (term -> index within the column), ``idf`` (float64,
-    shape ``(len(vocab),)``), ``offset`` (the column's first index in the concatenated feature space)."""
+    ``token_pattern`` (word only), ``sublinear``, ``names`` (the vocabulary, term i at index i within the column),
+    ``idf`` (float64, shape ``(len(names),)``), ``offset`` (the column's first index in the concatenated feature
+    space)."""
 
     analyzer: str
     ngram: tuple[int, int]
     lowercase: bool
     token_pattern: str
     sublinear: bool
-    vocab: dict[str, int]
+    names: list[str]
     idf: np.ndarray
     offset: int
-    _pattern: re.Pattern[str] | None = None
+
+    def __post_init__(self) -> None:
+        self.vocab = {t: i for i, t in enumerate(self.names)}
+        self._pattern = re.compile(self.token_pattern) if self.analyzer == "word" else None
 
     def terms(self, doc: str) -> list[str]:
         """The analyzer's terms of ``doc`` (in-vocabulary or not), as scikit-learn produces them."""
@@ -73,8 +77,7 @@ class Column:
                     if offset == 0:
                         break
             return out
-        if self._pattern is None:
-            self._pattern = re.compile(self.token_pattern)
+        assert self._pattern is not None
         tokens = self._pattern.findall(doc)
         if hi == 1:
             return tokens
@@ -142,12 +145,8 @@ class Scorer:
     def feature_name(self, index: int) -> str:
         """``<column>__<term>`` for a feature index (``tpl``, ``txt``, ``rul`` as in the pipeline)."""
         for name, c in zip(COLUMN_NAMES, self.columns):
-            if c.offset <= index < c.offset + len(c.vocab):
-                inv = getattr(c, "_inverse", None)
-                if inv is None:
-                    inv = {i: t for t, i in c.vocab.items()}
-                    c._inverse = inv  # type: ignore[attr-defined]
-                return f"{name}__{inv[index - c.offset]}"
+            if c.offset <= index < c.offset + len(c.names):
+                return f"{name}__{c.names[index - c.offset]}"
         raise IndexError(index)
 
 
@@ -231,13 +230,12 @@ def from_arrays(arrays: dict[str, np.ndarray]) -> Scorer:
             lo, hi, lower, sub, charwb = (int(v) for v in arrays[f"{name}_spec"])
             text = _text(arrays[f"{name}_vocab"])
             terms = text.split(SEPARATOR) if text else []
-            vocab = {t: i for i, t in enumerate(terms)}
             idf = arrays[f"{name}_idf"]
-            if len(idf) != len(vocab):
-                raise ModelError(f"scorer column {name}: {len(vocab)} terms but {len(idf)} idf values")
+            if len(idf) != len(terms):
+                raise ModelError(f"scorer column {name}: {len(terms)} terms but {len(idf)} idf values")
             columns.append(Column("char_wb" if charwb else "word", (lo, hi), bool(lower),
-                                  _text(arrays[f"{name}_pattern"]), bool(sub), vocab, idf, offset))
-            offset += len(vocab)
+                                  _text(arrays[f"{name}_pattern"]), bool(sub), terms, idf, offset))
+            offset += len(terms)
         coef, intercept = arrays["coef"], arrays["intercept"]
         labels = _text(arrays["labels"]).split(SEPARATOR)
     except KeyError as exc:

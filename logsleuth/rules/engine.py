@@ -202,18 +202,13 @@ class RuleSet:
         text = ev.text
         if text.count("\n") != ev.end_line - ev.line:
             return span
+        found = [m for p in rule.all if (m := _search(p, text))]
+        found += next(([m] for p in rule.any if (m := _search(p, text))), [])  # the first ``any`` that matches
         lines: set[int] = set()
-        pats = list(rule.all)
-        for p in rule.any:
-            if _search(p, text):
-                pats.append(p)
-                break
-        for p in pats:
-            m = _search(p, text)
-            if m:
-                first = ev.line + text.count("\n", 0, m.start())
-                last = ev.line + text.count("\n", 0, max(m.start(), m.end() - 1))
-                lines.update(range(first, last + 1))
+        for m in found:
+            first = ev.line + text.count("\n", 0, m.start())
+            last = ev.line + text.count("\n", 0, max(m.start(), m.end() - 1))
+            lines.update(range(first, last + 1))
         return lines or span
 
     def context_hits(self, text: str, hits: set[int]) -> None:
