@@ -1,7 +1,11 @@
 """Recognisers on real lines (taken from corpus logs) and traceback/summary assembly."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from logsleuth.parse import mask, parse_text
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
 
 
 def one(text: str):
@@ -72,6 +76,47 @@ def test_elastic_summary_entry_becomes_one_event() -> None:
     ]))
     entry = next(e for e in events if e.params.get("root"))
     assert (entry.rank, entry.local_rank, entry.host, entry.params["exitcode"], entry.pid) == (3, 1, "node-1", -9, 142)
+
+
+def _summary_of(rel: str) -> str:
+    """The torchrun failure summary of a real corpus log (from its ``====`` banner to the end)."""
+    lines = (CORPUS / rel).read_text(encoding="utf-8").splitlines()
+    start = max(i for i, line in enumerate(lines) if "FAILED" in line) - 1
+    return "\n".join(lines[start:])
+
+
+def test_elastic_summary_error_file_traceback_becomes_a_python_event() -> None:
+    # torchrun 2.13 with @record: the summary replays each worker's error-file traceback under "traceback :"
+    events = parse_text(_summary_of("gen-torchrun-rank-raises/ws2_rank0_keyerror_record/job.log"))
+    replays = {e.rank: e for e in events if e.source == "python" and e.params.get("replayed_by") == "elastic"}
+    assert set(replays) == {0, 1}
+    root = replays[0]
+    assert (root.params["exc_type"], root.params["exc_message"]) == ("KeyError", "'label_smoothing_target'")
+    assert root.params["user_frame"].endswith("train.py:83 in lookup_label_column")
+    assert root.time is not None and root.host == "localhost"
+    assert replays[1].params["exc_type"] == "RuntimeError" and "Connection closed by peer" in replays[1].params[
+        "exc_message"]
+    entries = [e for e in events if e.source == "elastic" and "exitcode" in e.params]
+    assert {e.rank for e in entries} == {0, 1}  # the entries themselves are still parsed
+
+
+def test_summary_alone_names_the_workers_exception(tmp_path: Path) -> None:
+    # a pasted tail: only torchrun's summary; before the error-file replay was parsed this was a peer_process_died
+    from logsleuth import analyze
+
+    tail = tmp_path / "tail.log"
+    tail.write_text(_summary_of("gen-torchrun-rank-raises/ws2_rank0_keyerror_record/job.log"), encoding="utf-8")
+    only = analyze([str(tail)], model=False)
+    assert (only.root_cause, only.rule_id, only.first_failure.rank) == ("worker_exception", "python-worker-exception", 0)
+
+
+def test_pid_prefix_before_rank_prefix() -> None:
+    # https://github.com/hiyouga/LLaMA-Factory/issues/7396: "[<pid>] [rankN]:" in front of a c10d glog line
+    e = one("[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+            "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.")
+    assert (e.source, e.level, e.pid, e.rank) == ("torch", "error", 80746, 0)
+    assert one("[0]: something").pid is None  # an elastic summary index is not a pid
 
 
 def test_masks() -> None:

@@ -90,12 +90,21 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         head = tb.lines[-1] if tb.exc_type else tb.lines[0]
         return _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), strip(head)[1], pre, rec, params, defaults)
 
-    def summary_event(entry: Any, pre: prefix.Prefix) -> Event:
+    def summary_events(entry: Any) -> Iterator[Event]:
         params = entry.params()
-        rec = Recognised("elastic", "error", time=params.pop("time"), host=params.get("host"),
-                         pid=params.get("pid"), rank=params.get("rank"), local_rank=params.get("local_rank"))
+        time = params.pop("time")
+        facts = dict(host=params.get("host"), pid=params.get("pid"), rank=params.get("rank"),
+                     local_rank=params.get("local_rank"))
+        rec = Recognised("elastic", "error", time=time, **facts)
         text = "\n".join(entry.lines)
-        return _event(path, entry.line, entry.end_line or entry.line, text, text, prefix.Prefix(), rec, params, defaults)
+        yield _event(path, entry.line, entry.end_line or entry.line, text, text, prefix.Prefix(), rec, params, defaults)
+        tb = entry.tb
+        if tb is not None and (tb.frames or tb.exc_type):
+            # the worker's error-file traceback: one python event with the entry's rank/host/pid and time
+            tb_params = dict(tb.params(), replayed_by="elastic")
+            head = tb.lines[-1] if tb.exc_type else tb.lines[0]
+            yield _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), head.strip(), prefix.Prefix(),
+                         Recognised("python", "error", time=time, **facts), tb_params, defaults)
 
     for line_no, text in lines:
         if not text or text.isspace():
@@ -127,7 +136,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
 
         consumed, entry = summary.feed(line_no, text, body)
         if entry is not None:
-            yield summary_event(entry, pre)
+            yield from summary_events(entry)
         if consumed:
             continue
 
@@ -135,7 +144,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
 
     entry = summary.close()
     if entry is not None:
-        yield summary_event(entry, prefix.Prefix())
+        yield from summary_events(entry)
     for key in list(open_tbs):
         yield finish_tb(key)
 

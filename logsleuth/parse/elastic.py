@@ -12,6 +12,17 @@ Format from ``torch/distributed/elastic/multiprocessing/errors/__init__.py`` (``
       traceback : Signal 9 (SIGKILL) received by PID 1234
 
 Each ``[i]:`` entry (under ``Failures:`` or ``Root Cause``) becomes one event whose params hold the fields.
+
+When the worker wrote an error file (``@record`` on its entry point), the ``traceback :`` field holds the worker's
+whole formatted exception, indented under the entry::
+
+      traceback : Traceback (most recent call last):
+        File "/job/train.py", line 83, in lookup_label_column
+          return columns[name]
+      KeyError: 'label_smoothing_target'
+
+That replay is collected as a Python traceback too (``Entry.tb``), so the worker's exception is named even when
+only the summary was kept (a pasted tail, a clipped log, a driver that lost the worker's stderr).
 """
 from __future__ import annotations
 
@@ -21,6 +32,7 @@ from typing import Any
 import regex
 
 from . import timestamps
+from .traceback import HEADER, Traceback
 
 _SECTION = regex.compile(r"\s*(?P<root>Root Cause \(first observed failure\)|Failures):\s*$")
 _ENTRY = regex.compile(r"\s*\[(?P<i>\d+)\]:\s*$")
@@ -39,6 +51,8 @@ class Entry:
     lines: list[str] = field(default_factory=list)
     end_line: int = 0
     fields: dict[str, str] = field(default_factory=dict)
+    tb: Traceback | None = None  # the error file's traceback replayed under ``traceback :``
+    tb_open: bool = False
 
     def params(self) -> dict[str, Any]:
         """Typed fields: ``rank``, ``local_rank``, ``host``, ``exitcode``, ``pid``, ``error_file``, ``time``, ``root``."""
@@ -78,6 +92,8 @@ class SummaryBlock:
             return False, done
         if self.root is None:
             return False, None
+        if self.entry is not None and self.entry.tb is not None and self._feed_tb(line_no, text, body):
+            return True, None
         e = _ENTRY.match(body)
         if e:
             done = self._finish()
@@ -85,9 +101,13 @@ class SummaryBlock:
             return True, done
         f = _FIELD.match(body)
         if f and self.entry is not None:
-            self.entry.fields[f["key"]] = f["value"].strip()
+            value = f["value"].strip()
+            self.entry.fields[f["key"]] = value
             self.entry.lines.append(text)
             self.entry.end_line = line_no
+            if f["key"] == "traceback" and value == HEADER:
+                self.entry.tb = Traceback(line_no, [text], line_no)
+                self.entry.tb_open = True
             return True, None
         if body.strip() in ("<NO_OTHER_FAILURES>", ""):
             return False, None
@@ -95,6 +115,33 @@ class SummaryBlock:
         done = self._finish()
         self.root = None
         return False, done
+
+    def _feed_tb(self, line_no: int, text: str, body: str) -> bool:
+        """Offer a line to the entry's replayed traceback (indented two spaces deeper than a printed one).
+
+        Returns True when the line belongs to it: frames and code while it is open, then a chained exception's
+        ``The above exception...`` / ``During handling...`` line and its next header (the last exception wins,
+        as Python prints the outermost last)."""
+        entry = self.entry
+        assert entry is not None and entry.tb is not None
+        if not body.startswith("  ") or _FIELD.match(body) and not body.startswith("    "):
+            return False
+        inner = body[2:]
+        if inner.startswith(HEADER):
+            entry.tb = Traceback(line_no, [text], line_no)
+            entry.tb_open = True
+            return True
+        if not entry.tb_open:
+            if inner.startswith(("The above exception", "During handling of the above")):
+                return True
+            return False
+        status = entry.tb.add(line_no, text, inner)
+        if status == "foreign":
+            entry.tb_open = False
+            return False
+        if status == "done":
+            entry.tb_open = False
+        return True
 
     def _finish(self) -> Entry | None:
         e, self.entry = self.entry, None

@@ -18,6 +18,9 @@ _TIME = regex.compile(
 _RANK = regex.compile(r"\[rank(?P<rank>\d+)\](?::\s?|\s(?=\S))")
 # torchrun --tee/--redirects prefix "[{role_name}{local_rank}]:" e.g. "[default3]:"
 _ROLE = regex.compile(r"\[(?P<role>[a-z][a-z_]*?)(?P<local_rank>\d+)\]:\s?")
+# a launcher wrapper's "[<pid>] " in front of a rank prefix, e.g. "[80746] [rank0]:[E321 02:07:08...] ..."
+# (https://github.com/hiyouga/LLaMA-Factory/issues/7396); only taken when a rank/role prefix follows
+_PID = regex.compile(r"\[(?P<pid>\d+)\] (?=\[(?:rank\d+\]|[a-z][a-z_]*?\d+\]:))")
 # Ray forwards worker output as "(ActorName pid=123, ip=10.0.0.1) ", "(pid=123) ", "(raylet, ip=...) ", "(autoscaler +2s) "
 _RAY = regex.compile(
     r"\((?:(?P<actor>[A-Za-z_][\w.:<>\[\]-]*?)(?:\s+|,\s*|(?=\)))|(?=pid=))"
@@ -67,6 +70,11 @@ def strip(text: str) -> tuple[Prefix, str]:
                 body = body[m.end():]
                 continue
         elif c == "[":
+            m = _PID.match(body)
+            if m and pre.pid is None:
+                pre.pid = int(m["pid"])
+                body = body[m.end():]
+                continue
             m = _RANK.match(body)
             if m:
                 pre.rank = int(m["rank"])

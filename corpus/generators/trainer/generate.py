@@ -18,6 +18,10 @@ script to the launcher or to a process found in its process tree (as a scheduler
 terminal or the kernel OOM killer would), a second job holding the master port, a second node
 that is never started. Rows go to ``corpus/manifest.d/trainer.csv`` (split ``heldout``).
 
+Series 2 (``S2(...)``, ``--series 2``) adds ``train_hf.py`` (a Hugging Face ``Trainer`` job) and
+``ppo_ray.py`` (a PPO-style Ray job) plus more ``train_lm.py`` shapes; its logs go to
+``corpus/logs/gen-trainer2-<scenario>/`` and its rows to ``corpus/manifest.d/trainer2.csv``.
+
 Usage::
 
     python corpus/generators/trainer/generate.py --list
@@ -47,6 +51,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parents[1]
 MANIFEST = CORPUS / "manifest.d" / "trainer.csv"
+MANIFESTS = {1: MANIFEST, 2: CORPUS / "manifest.d" / "trainer2.csv"}  # series -> manifest fragment
 SOURCE = "corpus/generators/trainer/generate.py"
 PY = sys.executable
 _tr = Path(PY).with_name("torchrun")
@@ -90,10 +95,12 @@ class Scenario:
     logdir: bool = False
     ray: bool = False
     timeout: float = 60.0
+    series: int = 1  # 1: logs/gen-trainer-*, trainer.csv; 2: logs/gen-trainer2-*, trainer2.csv
 
     @property
     def rel(self) -> str:
-        return f"logs/gen-trainer-{self.name}" + ("" if self.logdir else "/job.log")
+        group = "gen-trainer" if self.series == 1 else f"gen-trainer{self.series}"
+        return f"logs/{group}-{self.name}" + ("" if self.logdir else "/job.log")
 
 
 def T(*a: str) -> list[str]:
@@ -218,6 +225,160 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
+# --- series 2: a Hugging Face Trainer job, more train_lm shapes, a second Ray job ------------------
+# logs/gen-trainer2-<name>/job.log, rows in corpus/manifest.d/trainer2.csv
+HF = ["train_hf.py", "--do_train", "--use_cpu", "--ddp_backend", "gloo", "--report_to", "none", "--log_level", "info",
+      "--output_dir", "outputs/gpt2-tiny-clm"]
+PPO = [PY, "ppo_ray.py"]
+STATIC4 = ["--nnodes", "1", "--nproc-per-node", "4", "--master-addr", "127.0.0.1", "--master-port", "{port}"]
+
+
+def S2(*a, **kw) -> Scenario:
+    return Scenario(*a, series=2, **kw)
+
+
+SCENARIOS += [
+    # healthy runs -------------------------------------------------------------------------------
+    S2("hf-2ranks-60steps", "no_failure",
+       "HF Trainer (transformers 5, accelerate) under torchrun --standalone, 2 ranks, 60 steps, eval and save every "
+       "30, final evaluate; finishes normally",
+       T(*SA, *HF, "--do_eval", "--max_steps", "60", "--per_device_train_batch_size", "8", "--logging_steps", "10",
+         "--eval_strategy", "steps", "--eval_steps", "30", "--save_steps", "30", "--dataloader_num_workers", "2"),
+       expect=r"\*\*\*\*\* eval metrics \*\*\*\*\*"),
+    S2("hf-4ranks-grad-accum", "no_failure",
+       "HF Trainer, static rendezvous, 4 ranks, gradient_accumulation_steps 2, 40 steps, logging_first_step, eval "
+       "every 20, save at 40, 1 DataLoader worker per rank; finishes normally",
+       T(*STATIC4, *HF, "--do_eval", "--max_steps", "40", "--per_device_train_batch_size", "4",
+         "--gradient_accumulation_steps", "2", "--logging_steps", "5", "--logging_first_step", "--eval_strategy",
+         "steps", "--eval_steps", "20", "--save_steps", "40", "--dataloader_num_workers", "1", "--learning_rate",
+         "3e-4", "--warmup_steps", "5"),
+       expect=r"\*\*\*\*\* eval metrics \*\*\*\*\*"),
+    S2("lm-4ranks-logdir", "no_failure",
+       "train_lm.py, 4 ranks, torchrun --log-dir --redirects 3 (per-rank stdout/stderr files + console.log), "
+       "manual gradient all_reduce, 50 steps, eval every 25; finishes normally",
+       T("--standalone", "--nproc-per-node", "4", "--log-dir", "{logdir}", "--redirects", "3", TRAIN,
+         "--max-steps", "50", "--eval-every", "25", "--save-every", "50", "--num-workers", "0", "--log-every", "5",
+         "--manual-grad-sync", "--run-name", "lm-tiny-4r"),
+       expect=r"Training completed\.", logdir=True),
+    S2("ppo-ray-40iters", "no_failure",
+       "ppo_ray.py on a local 2-CPU Ray instance: 2 Generator actors, reward tasks, a Learner actor, 40 iterations; "
+       "finishes normally",
+       [*PPO, "--iterations", "40"], expect=r"finished 40 iterations", ray=True),
+    # an exception in the training code ----------------------------------------------------------
+    S2("hf-loader-keyerror", "worker_exception",
+       "HF Trainer, 2 ranks: a record in rank 1's data lacks its 'text' field; KeyError raised in a DataLoader "
+       "worker (data loading) around step 20; rank 0 then loses its peer",
+       T(*SA, *HF, "--max_steps", "80", "--per_device_train_batch_size", "8", "--logging_steps", "10",
+         "--dataloader_num_workers", "2", "--save_steps", "1000"),
+       env={"TRAINER_FAULT": "missing_field:rank=1:step=20"}, expect=r"KeyError"),
+    S2("hf-forward-indexerror", "worker_exception",
+       "HF Trainer, 4 ranks, no DataLoader workers: one sample on rank 2 holds token id 50257 in a 256-token "
+       "vocabulary; IndexError in the embedding during the forward pass around step 12",
+       T("--standalone", "--nproc-per-node", "4", *HF, "--max_steps", "60", "--per_device_train_batch_size", "4",
+         "--logging_steps", "5", "--dataloader_num_workers", "0", "--save_steps", "1000"),
+       env={"TRAINER_FAULT": "bad_token:rank=2:step=12"}, expect=r"IndexError"),
+    S2("hf-checkpoint-typeerror", "worker_exception",
+       "HF Trainer, 2 ranks: at the first checkpoint (step 25) the user's on_save callback on rank 0 json.dumps a "
+       "tensor, TypeError (not JSON serializable) after the weights were written; rank 1 waits in the next step",
+       T(*SA, *HF, "--do_eval", "--max_steps", "75", "--per_device_train_batch_size", "8", "--logging_steps", "5",
+         "--eval_strategy", "steps", "--eval_steps", "25", "--save_steps", "25", "--dataloader_num_workers", "1"),
+       env={"TRAINER_FAULT": "meta_tensor"}, expect=r"TypeError: .*JSON serializable"),
+    S2("ppo-ray-long-prompt", "worker_exception",
+       "ppo_ray.py: at iteration 6 an over-long prompt reaches Generator 1, whose rollout loop raises ValueError; "
+       "the driver's ray.get raises RayTaskError(ValueError)",
+       [*PPO, "--iterations", "12"], env={"TRAINER_FAULT": "long_prompt:actor=1:iter=6"},
+       expect=r"RayTaskError\(ValueError\)", ray=True),
+    # killed with SIGKILL (what the kernel OOM killer sends) ----------------------------------------
+    S2("hf-rank-killed", "host_oom_killed",
+       "HF Trainer, 4 ranks: this script sends SIGKILL (kill -9) from outside to the rank 2 process after the "
+       "step-20 loss line, as the kernel OOM killer would",
+       T(*STATIC4, *HF, "--max_steps", "400", "--per_device_train_batch_size", "4", "--logging_steps", "10",
+         "--dataloader_num_workers", "0", "--save_steps", "1000"),
+       kill=Kill(signal.SIGKILL, r"'epoch': '[0-9.]+'\}(?s:.*)'epoch': '[0-9.]+'\}", "rank:2"),
+       expect=r"exitcode\s*: -9"),
+    S2("hf-loader-worker-killed", "host_oom_killed",
+       "HF Trainer, 2 ranks x 2 DataLoader workers: this script sends SIGKILL from outside to a DataLoader worker "
+       "of rank 0 after the first eval, as the kernel OOM killer would",
+       T(*SA, *HF, "--do_eval", "--max_steps", "400", "--per_device_train_batch_size", "8", "--logging_steps", "10",
+         "--eval_strategy", "steps", "--eval_steps", "20", "--save_steps", "1000", "--dataloader_num_workers", "2",
+         "--dataloader_persistent_workers"),
+       kill=Kill(signal.SIGKILL, r"'eval_loss'", "loader:0", delay=0.5),
+       expect=r"DataLoader worker \(pid \d+\) is killed by signal"),
+    S2("ppo-ray-reward-oom", "host_oom_killed",
+       "ppo_ray.py with RAY_memory_usage_threshold=0.3: at iteration 4 a reward task keeps allocating 64 MiB "
+       "tables; Ray's memory monitor kills the worker and the driver gets OutOfMemoryError",
+       [*PPO, "--iterations", "12"], env={"TRAINER_FAULT": "reward_cache:iter=4",
+                                           "RAY_memory_usage_threshold": "0.3"},
+       expect=r"OutOfMemoryError", ray=True),
+    # a collective that never completes ------------------------------------------------------------
+    S2("hf-stalled-batch-pg-timeout", "collective_timeout",
+       "HF Trainer, the script calls init_process_group('gloo', timeout=15 s) itself (--pg_timeout_s; the Trainer "
+       "ignores --ddp_timeout with --use_cpu): a sample read on rank 1 blocks 45 s around step 12 (no DataLoader "
+       "workers); rank 0's next collective times out in gloo",
+       T(*SA, *HF, "--max_steps", "200", "--per_device_train_batch_size", "8", "--logging_steps", "5",
+         "--dataloader_num_workers", "0", "--save_steps", "1000", "--pg_timeout_s", "15"),
+       env={"TRAINER_FAULT": "slow_batch:rank=1:step=12:secs=45"},
+       expect=r"Timed out waiting \d+ms|[Tt]imed out after"),
+    S2("lm-4ranks-stall-allreduce", "collective_timeout",
+       "train_lm.py, 4 ranks, manual gradient all_reduce, process group timeout 12 s: a sample read on rank 3 "
+       "blocks 40 s at step 15; ranks 0-2 time out in the all_reduce",
+       T("--standalone", "--nproc-per-node", "4", TRAIN, "--max-steps", "100", "--timeout-s", "12", "--num-workers",
+         "0", "--log-every", "5", "--manual-grad-sync", "--batch-size", "8"),
+       env={"TRAINER_FAULT": "slow_read:rank=3:step=15:secs=40"},
+       expect=r"Timed out waiting \d+ms for (send|recv) operation"),
+    # ranks issue different collectives / shapes ----------------------------------------------------
+    S2("hf-eval-shard-allreduce", "collective_mismatch",
+       "HF Trainer, 2 ranks, 101 eval samples: after the first evaluation (step 20) a user callback all_reduces a "
+       "per-sample statistics vector of the rank's eval shard (51 vs 50 elements); gloo aborts rank 1 "
+       "(gloo::EnforceNotMet) and rank 0 sees the connection drop",
+       T(*SA, *HF, "--do_eval", "--eval_samples", "101", "--max_steps", "60", "--per_device_train_batch_size", "8",
+         "--logging_steps", "10", "--eval_strategy", "steps", "--eval_steps", "20", "--save_steps", "1000",
+         "--dataloader_num_workers", "1"),
+       env={"TRAINER_FAULT": "shard_stats"}, expect=r"EnforceNotMet|Detected mismatch"),
+    # launch problems --------------------------------------------------------------------------------
+    S2("hf-second-node-c10d", "rendezvous_timeout",
+       "HF Trainer job launched with torchrun --nnodes 2 (c10d, join_timeout=20, last_call_timeout=5, --max-restarts "
+       "1); the second node is never started",
+       T("--nnodes", "2", "--nproc-per-node", "2", "--max-restarts", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint",
+         "127.0.0.1:{port}", "--rdzv-id", "clm-2node-17", "--rdzv-conf", "join_timeout=20,last_call_timeout=5",
+         *HF, "--max_steps", "60"),
+       expect=r"RendezvousTimeoutError"),
+    S2("hf-second-node-static", "rendezvous_timeout",
+       "HF Trainer job launched with torchrun --nnodes 2 --node-rank 0 (static rendezvous, --rdzv-conf timeout=20); "
+       "the node with rank 1 is never started",
+       T("--nnodes", "2", "--node-rank", "0", "--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port",
+         "{port}", "--rdzv-conf", "timeout=20", *HF, "--max_steps", "60"),
+       expect=r"DistStoreError|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError"),
+    S2("hf-port-held-by-http-server", "port_in_use",
+       "a 'python -m http.server P' left running on the node holds the port; this HF Trainer job is started with "
+       "static rendezvous and --master-port P",
+       T(*STATIC, *HF, "--max_steps", "60"),
+       other=Other([PY, "-m", "http.server", "{port}", "--bind", "127.0.0.1"], ready=r"Serving HTTP"),
+       expect=r"EADDRINUSE|[Aa]ddress already in use"),
+    # signals from outside ----------------------------------------------------------------------------
+    S2("hf-sigterm-during-eval", "job_preempted",
+       "HF Trainer, 2 ranks: SIGTERM sent to the torchrun process from outside while the second evaluation runs "
+       "(as Slurm does at preemption / time limit)",
+       T(*SA, *HF, "--do_eval", "--max_steps", "400", "--per_device_train_batch_size", "8", "--logging_steps", "10",
+         "--eval_strategy", "steps", "--eval_steps", "20", "--save_steps", "40", "--dataloader_num_workers", "1",
+         "--eval_accumulation_steps", "1"),
+       kill=Kill(signal.SIGTERM, r"Running Evaluation(?s:.*)Running Evaluation", "launcher", delay=0.1),
+       expect=r"got signal: 15|SIGTERM"),
+    S2("hf-sighup-logdir", "terminal_hangup",
+       "HF Trainer, 2 ranks, torchrun --log-dir --tee 3 (per-rank files + console.log): SIGHUP sent to the torchrun "
+       "process from outside after about 30 steps (as when the terminal/ssh session closes)",
+       T(*SA, "--log-dir", "{logdir}", "--tee", "3", *HF, "--max_steps", "400", "--per_device_train_batch_size",
+         "8", "--logging_steps", "10", "--save_steps", "1000", "--dataloader_num_workers", "1"),
+       kill=Kill(signal.SIGHUP, r"'loss'(?s:.*)'loss'(?s:.*)'loss'", "launcher"),
+       expect=r"got signal: 1\b|SIGHUP", logdir=True),
+    # Ray scheduling ---------------------------------------------------------------------------------
+    S2("ppo-ray-gpu-learners", "ray_scheduling_stall",
+       "ppo_ray.py --placement on a CPU-only 2-CPU local Ray instance: a STRICT_PACK placement group of 2 x "
+       "{CPU: 1, GPU: 1} for learner actors is infeasible; the driver's ray.get(pg.ready(), timeout=25) raises "
+       "GetTimeoutError",
+       [*PPO, "--placement", "--learners", "2", "--pg-timeout", "25"], expect=r"GetTimeoutError", ray=True),
+]
+
 # --- process tree helpers -------------------------------------------------------------------------
 def _children() -> dict[int, list[int]]:
     kids: dict[int, list[int]] = {}
@@ -319,7 +480,7 @@ def _base_env(ray_tmp: str | None) -> dict[str, str]:
 
 def run(s: Scenario, port: int) -> tuple[bytes, Path, float]:
     job = Path(tempfile.mkdtemp(prefix="job-", dir=tempfile.gettempdir()))
-    for f in ("train_lm.py", "rollout_ray.py"):
+    for f in ("train_lm.py", "rollout_ray.py", "train_hf.py", "ppo_ray.py"):
         shutil.copy(HERE / f, job / f)
     subs = {"port": str(port), "logdir": str(job / "logs")}
     ray_tmp = tempfile.mkdtemp(prefix="rt", dir="/tmp") if s.ray else None
@@ -391,18 +552,18 @@ def _copy_logdir(job: Path, dest: Path, console: bytes) -> None:
     (dest / "console.log").write_bytes(console)
 
 
-def read_rows() -> dict[str, list[str]]:
-    if not MANIFEST.exists():
+def read_rows(manifest: Path) -> dict[str, list[str]]:
+    if not manifest.exists():
         return {}
-    with MANIFEST.open(newline="") as f:
+    with manifest.open(newline="") as f:
         r = csv.reader(f)
         next(r, None)
         return {row[0]: row for row in r if row}
 
 
-def write_rows(rows: dict[str, list[str]]) -> None:
-    MANIFEST.parent.mkdir(parents=True, exist_ok=True)
-    with MANIFEST.open("w", newline="") as f:
+def write_rows(manifest: Path, rows: dict[str, list[str]]) -> None:
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    with manifest.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["file", "label", "source", "notes", "split"])
         for k in sorted(rows):
@@ -415,18 +576,24 @@ def main() -> int:
     g.add_argument("--all", action="store_true")
     g.add_argument("--scenario", action="append", help="scenario name (repeatable)")
     g.add_argument("--list", action="store_true")
+    ap.add_argument("--series", type=int, choices=sorted(MANIFESTS),
+                    help="with --all/--list: only this series (1: gen-trainer-*, 2: gen-trainer2-*)")
     args = ap.parse_args()
     if args.list:
         for s in SCENARIOS:
+            if args.series and s.series != args.series:
+                continue
             print(f"{s.name:28} {s.label:22} {' '.join(s.cmd[1:] if not s.ray else s.cmd[1:])}")
         return 0
     names = {s.name for s in SCENARIOS}
     if args.scenario and not set(args.scenario) <= names:
         print(f"unknown scenario {sorted(set(args.scenario) - names)}; see --list", file=sys.stderr)
         return 2
-    chosen = SCENARIOS if args.all else [s for s in SCENARIOS if s.name in set(args.scenario)]
-    rows = read_rows()
-    rows = {k: r for k, r in rows.items() if (CORPUS / k).exists()}
+    chosen = ([s for s in SCENARIOS if not args.series or s.series == args.series] if args.all
+              else [s for s in SCENARIOS if s.name in set(args.scenario)])
+    rows = {}
+    for n, mf in MANIFESTS.items():
+        rows[n] = {k: r for k, r in read_rows(mf).items() if (CORPUS / k).exists()}
     bad = []
     for s in chosen:
         port = BASE_PORT + SCENARIOS.index(s)
@@ -443,7 +610,7 @@ def main() -> int:
             else:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(out)
-            rows[s.rel] = [s.rel, s.label, SOURCE, s.notes, "heldout"]
+            rows[s.series][s.rel] = [s.rel, s.label, SOURCE, s.notes, "heldout"]
         else:
             bad.append(s.name)
             miss = Path(tempfile.gettempdir()) / f"trainer-missing-{s.name}.log"
@@ -453,7 +620,8 @@ def main() -> int:
         line = next((ln for ln in text.splitlines() if m and m.group(0) in ln), "")
         print(f"{'ok     ' if m else 'MISSING'} {s.name:28} {s.label:22} {wall:5.1f}s "
               f"{len(text.splitlines()):4d} lines  {line.strip()[:100]}", flush=True)
-    write_rows(rows)
+    for n in {s.series for s in chosen}:
+        write_rows(MANIFESTS[n], rows[n])
     if bad:
         print(f"MISSING signature in: {bad}", file=sys.stderr)
         return 1
