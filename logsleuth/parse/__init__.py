@@ -82,13 +82,14 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     summary = SummaryBlock()
     strip = prefix.strip
 
+    def tb_event(tb: Traceback, pre: prefix.Prefix, rec: Recognised, **extra: Any) -> Event:
+        head = tb.lines[-1] if tb.exc_type else tb.lines[0]
+        return _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), strip(head)[1], pre, rec,
+                      dict(tb.params(), **extra), defaults)
+
     def finish_tb(key: tuple) -> Event:
         tb, pre = open_tbs.pop(key)
-        params = tb.params()
-        level = "error"
-        rec = Recognised("python", level)
-        head = tb.lines[-1] if tb.exc_type else tb.lines[0]
-        return _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), strip(head)[1], pre, rec, params, defaults)
+        return tb_event(tb, pre, Recognised("python", "error"))
 
     def summary_events(entry: Any) -> Iterator[Event]:
         params = entry.params()
@@ -101,10 +102,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         tb = entry.tb
         if tb is not None and (tb.frames or tb.exc_type):
             # the worker's error-file traceback: one python event with the entry's rank/host/pid and time
-            tb_params = dict(tb.params(), replayed_by="elastic")
-            head = tb.lines[-1] if tb.exc_type else tb.lines[0]
-            yield _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), head.strip(), prefix.Prefix(),
-                         Recognised("python", "error", time=time, **facts), tb_params, defaults)
+            yield tb_event(tb, prefix.Prefix(), Recognised("python", "error", time=time, **facts), replayed_by="elastic")
 
     for line_no, text in lines:
         if not text or text.isspace():

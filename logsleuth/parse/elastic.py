@@ -124,7 +124,7 @@ class SummaryBlock:
         as Python prints the outermost last)."""
         entry = self.entry
         assert entry is not None and entry.tb is not None
-        if not body.startswith("  ") or _FIELD.match(body) and not body.startswith("    "):
+        if not body.startswith("  ") or (_FIELD.match(body) and not body.startswith("    ")):  # a field line
             return False
         inner = body[2:]
         if inner.startswith(HEADER):

@@ -20,7 +20,6 @@ not show it is reported as MISSING (and exits non-zero) instead of being silentl
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import re
 import shutil
@@ -35,9 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from common import copy_logdir, fill, read_fragment, write_fragment  # noqa: E402
+
 CORPUS = HERE.parents[1]  # .../corpus
 LOGS = CORPUS / "logs"
 MANIFEST = CORPUS / "manifest.d" / "torchrun.csv"
+FRAGMENT_HEADER = ("file", "label", "source", "notes")
 SOURCE = "corpus/generators/torchrun/generate.py"
 WORKLOAD = HERE / "workload.py"
 PY = sys.executable
@@ -297,15 +300,6 @@ VARIANTS: list[Variant] = [
 ]
 
 
-def _fmt(items: list[str], subs: dict[str, str]) -> list[str]:
-    out = []
-    for it in items:
-        for k, v in subs.items():
-            it = it.replace("{" + k + "}", v)
-        out.append(it)
-    return out
-
-
 def _pid_of_rank(text: str, rank: int) -> int | None:
     m = re.search(rf"\[rank{rank}\] INFO train: starting worker pid=(\d+)", text)
     return int(m.group(1)) if m else None
@@ -316,7 +310,7 @@ def run_variant(v: Variant, port: int) -> tuple[bytes, Path]:
     job = Path(tempfile.mkdtemp(prefix="torchrun-job-"))
     shutil.copy(WORKLOAD, job / "train.py")
     subs = {"train": "train.py", "port": str(port), "logdir": str(job / "logs")}
-    cmd = _fmt(v.cmd, subs)
+    cmd = fill(v.cmd, subs)
     env = dict(os.environ)
     for k in ("TORCH_DISTRIBUTED_DEBUG", "LOGLEVEL", "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE", "MASTER_ADDR",
               "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK"):
@@ -348,7 +342,7 @@ def run_variant(v: Variant, port: int) -> tuple[bytes, Path]:
     side_procs = []
     for s, senv in sides:
         time.sleep(s.delay)
-        side_procs.append(subprocess.Popen(_fmt(s.cmd, subs), cwd=job, env=senv, stdout=subprocess.DEVNULL,
+        side_procs.append(subprocess.Popen(fill(s.cmd, subs), cwd=job, env=senv, stdout=subprocess.DEVNULL,
                                            stderr=subprocess.DEVNULL, start_new_session=True))
 
     chunks: list[bytes] = []
@@ -410,43 +404,11 @@ def _shq(s: str) -> str:
     return "'" + s.replace("'", "'\"'\"'") + "'"
 
 
-def _copy_logdir(job: Path, dest: Path, console: bytes) -> None:
-    runs = sorted(p for p in (job / "logs").iterdir() if p.is_dir()) if (job / "logs").exists() else []
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    for run in runs:  # one torchrun job -> one <rdzv_id>_<random> directory
-        for item in run.iterdir():
-            if item.is_dir():
-                shutil.copytree(item, dest / item.name)
-            else:
-                shutil.copy(item, dest / item.name)
-    (dest / "console.log").write_bytes(console)
-
-
 def key_line(text: str, expect: str) -> str:
     for line in text.splitlines():
         if re.search(expect, line):
             return line.strip()[:240]
     return ""
-
-
-def write_manifest(rows: dict[str, list[str]]) -> None:
-    MANIFEST.parent.mkdir(parents=True, exist_ok=True)
-    with MANIFEST.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["file", "label", "source", "notes"])
-        for k in sorted(rows):
-            w.writerow(rows[k])
-
-
-def read_manifest() -> dict[str, list[str]]:
-    if not MANIFEST.exists():
-        return {}
-    with MANIFEST.open(newline="") as f:
-        r = csv.reader(f)
-        next(r, None)
-        return {row[0]: row for row in r if row}
 
 
 def main() -> int:
@@ -470,7 +432,7 @@ def main() -> int:
     if args.variant:
         chosen = [v for v in chosen if v.name in set(args.variant)]
 
-    rows = {} if args.all else read_manifest()
+    rows = {} if args.all else read_fragment(MANIFEST)
     rows = {k: r for k, r in rows.items() if (CORPUS / k).exists()}
     results = []
     for v in chosen:
@@ -480,7 +442,7 @@ def main() -> int:
         text = out.decode("utf-8", "replace")
         dest = CORPUS / v.rel
         if v.logdir:
-            _copy_logdir(job, dest, out)
+            copy_logdir(job, dest, out)
             text = "\n".join(p.read_text("utf-8", "replace") for p in sorted(dest.rglob("*")) if p.is_file())
         else:
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -495,7 +457,7 @@ def main() -> int:
             rows[v.rel] = [v.rel, v.label, SOURCE, v.notes]
         else:
             rows.pop(v.rel, None)
-    write_manifest(rows)
+    write_fragment(MANIFEST, rows, FRAGMENT_HEADER)
     bad = [v.rel for v, ok, _, _ in results if not ok]
     if bad:
         print(f"{len(bad)} variant(s) did not show their signature: {bad}", file=sys.stderr)

@@ -35,7 +35,6 @@ nothing is written for it. Needs torch 2.13 (CPU), ray 2.x and tqdm.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import re
 import shutil
@@ -49,6 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from common import copy_logdir, fill, read_fragment, write_fragment  # noqa: E402
+
 CORPUS = HERE.parents[1]
 MANIFEST = CORPUS / "manifest.d" / "trainer.csv"
 MANIFESTS = {1: MANIFEST, 2: CORPUS / "manifest.d" / "trainer2.csv"}  # series -> manifest fragment
@@ -457,15 +459,6 @@ def _kill_ray_leftovers(ray_tmp: str) -> None:
 
 
 # --- running ---------------------------------------------------------------------------------------
-def _fmt(items: list[str], subs: dict[str, str]) -> list[str]:
-    out = []
-    for it in items:
-        for k, v in subs.items():
-            it = it.replace("{" + k + "}", v)
-        out.append(it)
-    return out
-
-
 def _base_env(ray_tmp: str | None) -> dict[str, str]:
     env = dict(os.environ)
     for k in ("TORCH_DISTRIBUTED_DEBUG", "LOGLEVEL", "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE",
@@ -492,7 +485,7 @@ def run(s: Scenario, port: int) -> tuple[bytes, Path, float]:
         oenv = _base_env(None)
         oenv.update(s.other.env)
         ofile = open(job / "other.out", "wb")
-        other = subprocess.Popen(_fmt(s.other.cmd, subs), cwd=job, env=oenv, stdout=ofile,
+        other = subprocess.Popen(fill(s.other.cmd, subs), cwd=job, env=oenv, stdout=ofile,
                                  stderr=subprocess.STDOUT, start_new_session=True)
         t_o = time.monotonic()
         while time.monotonic() - t_o < 45:
@@ -503,7 +496,7 @@ def run(s: Scenario, port: int) -> tuple[bytes, Path, float]:
             raise RuntimeError("the other job never became ready")
 
     t0 = time.monotonic()
-    proc = subprocess.Popen(_fmt(s.cmd, subs), cwd=job, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(fill(s.cmd, subs), cwd=job, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     chunks: list[bytes] = []
 
@@ -540,36 +533,6 @@ def run(s: Scenario, port: int) -> tuple[bytes, Path, float]:
     return b"".join(chunks), job, wall
 
 
-def _copy_logdir(job: Path, dest: Path, console: bytes) -> None:
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    root = job / "logs"
-    runs = sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []
-    for r in runs:  # one <rdzv_id>_<random> directory per torchrun invocation
-        for item in r.iterdir():
-            (shutil.copytree if item.is_dir() else shutil.copy)(item, dest / item.name)
-    (dest / "console.log").write_bytes(console)
-
-
-def read_rows(manifest: Path) -> dict[str, list[str]]:
-    if not manifest.exists():
-        return {}
-    with manifest.open(newline="") as f:
-        r = csv.reader(f)
-        next(r, None)
-        return {row[0]: row for row in r if row}
-
-
-def write_rows(manifest: Path, rows: dict[str, list[str]]) -> None:
-    manifest.parent.mkdir(parents=True, exist_ok=True)
-    with manifest.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["file", "label", "source", "notes", "split"])
-        for k in sorted(rows):
-            w.writerow(rows[k])
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
@@ -593,7 +556,7 @@ def main() -> int:
               else [s for s in SCENARIOS if s.name in set(args.scenario)])
     rows = {}
     for n, mf in MANIFESTS.items():
-        rows[n] = {k: r for k, r in read_rows(mf).items() if (CORPUS / k).exists()}
+        rows[n] = {k: r for k, r in read_fragment(mf).items() if (CORPUS / k).exists()}
     bad = []
     for s in chosen:
         port = BASE_PORT + SCENARIOS.index(s)
@@ -606,7 +569,7 @@ def main() -> int:
         dest = CORPUS / s.rel
         if m:
             if s.logdir:
-                _copy_logdir(job, dest, out)
+                copy_logdir(job, dest, out)
             else:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(out)
@@ -621,7 +584,7 @@ def main() -> int:
         print(f"{'ok     ' if m else 'MISSING'} {s.name:28} {s.label:22} {wall:5.1f}s "
               f"{len(text.splitlines()):4d} lines  {line.strip()[:100]}", flush=True)
     for n in {s.series for s in chosen}:
-        write_rows(MANIFESTS[n], rows[n])
+        write_fragment(MANIFESTS[n], rows[n], ("file", "label", "source", "notes", "split"))
     if bad:
         print(f"MISSING signature in: {bad}", file=sys.stderr)
         return 1
