@@ -259,9 +259,14 @@ def test_eval_drop_rule_lines_text_report(small, rules) -> None:
     assert res.scores["rules"]["accuracy"] < 0.5
     assert res.scores["combined"]["accuracy"] > res.scores["rules"]["accuracy"]
     assert to_json(res)["combined"]["setting"] == "drop_rule_lines"
+    # the breakdown by events left partitions the ablated logs; an emptied log is a miss for every system
+    ctx = to_json(res)["combined"]["by_context"]
+    assert sum(b["n"] for b in ctx.values()) == res.ablated_of
+    assert ctx["empty"]["n"] == res.emptied and ctx["empty"]["accuracy"] in (None, 0.0)
     text = runner.invoke(app, ["eval", str(small[0]), "--drop-rule-lines", "--folds", "3"])
     assert text.exit_code == 0, text.output
     assert "rules" in text.stdout and "Confusion matrix" in text.stdout and "became empty" in text.stdout
+    assert "by distinct events left" in text.stdout
 
 
 def test_eval_bad_corpus_is_one_line_exit_2(tmp_path: Path) -> None:

@@ -40,6 +40,9 @@ from .model import DEFAULT_THRESHOLD, Classifier, Vote
 
 SYSTEMS = ("rules", "model", "combined")
 SPLIT_KEYS = ("accuracy", "macro_f1", "abstain_rate", "no_failure_fp_rate", "n")
+# How much of an ablated log is left, in distinct events (``features.doc_lines``): the ablation's ceiling depends on
+# it (a thread excerpt that was little more than its decisive lines keeps nothing to name the cause from).
+CONTEXT_BINS = (("empty", 0, 0), ("1-3", 1, 3), ("4+", 4, None))
 DEFAULT_FOLDS = 5
 ABSTAIN = "unknown"
 
@@ -58,6 +61,7 @@ class Outcome:
     fold: int
     emptied: bool = False
     split: str = "dev"
+    events_left: int | None = None  # ablation only: distinct events the model still had (0 when emptied)
 
 
 def metrics(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, Any]:
@@ -182,7 +186,7 @@ def evaluate(
                     continue  # the rules did not get it right: there is no decisive line to delete
                 if ab.diagnosis is None:  # emptied
                     outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, ABSTAIN, ABSTAIN, ABSTAIN,
-                                            "none", fold, emptied=True, split=s.row.split))
+                                            "none", fold, emptied=True, split=s.row.split, events_left=0))
                     continue
                 diag, lines = ab.diagnosis, ab.lines
             else:
@@ -190,7 +194,8 @@ def evaluate(
             vote = clf.vote_lines(lines, diag) if clf is not None and lines else None
             comb = combine(diag, lambda v=vote: v)
             outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, diag.root_cause, _model_answer(vote),
-                                    comb.root_cause, comb.method, fold, split=s.row.split))
+                                    comb.root_cause, comb.method, fold, split=s.row.split,
+                                    events_left=len(lines) if drop_rule_lines else None))
         if progress is not None:
             progress(fold + 1, k)
     y = [o.label for o in outcomes]
@@ -206,9 +211,22 @@ def evaluate(
                       emptied=sum(o.emptied for o in outcomes))
 
 
+def by_context(outcomes: Sequence[Outcome], system: str) -> dict[str, dict[str, Any]]:
+    """Ablation accuracy of ``system`` per ``CONTEXT_BINS`` bin of events left: ``{bin: {"n", "accuracy"}}``
+    (accuracy None for an empty bin)."""
+    out = {}
+    for name, lo, hi in CONTEXT_BINS:
+        part = [o for o in outcomes if o.events_left is not None and o.events_left >= lo
+                and (hi is None or o.events_left <= hi)]
+        acc = round(sum(getattr(o, system) == o.label for o in part) / len(part), 4) if part else None
+        out[name] = {"n": len(part), "accuracy": acc}
+    return out
+
+
 def to_json(result: EvalResult) -> dict[str, Any]:
     """``{"rules": M, "model": M, "combined": M}``; each M also carries the setup (``folds``, ``groups``,
-    ``threshold``, ``setting`` = ``full`` | ``drop_rule_lines``, and ``emptied`` for the ablation)."""
+    ``threshold``, ``setting`` = ``full`` | ``drop_rule_lines``; for the ablation also ``emptied``, ``left_clean`` and
+    ``by_context``: accuracy by how many distinct events the ablated log kept, ``by_context(...)``)."""
     out = {}
     for sys_ in SYSTEMS:
         m = dict(result.scores[sys_])
@@ -217,6 +235,7 @@ def to_json(result: EvalResult) -> dict[str, Any]:
         if result.drop_rule_lines:
             m["emptied"] = result.emptied
             m["left_clean"] = sum(1 for o in result.outcomes if not o.emptied and o.rules == "no_failure")
+            m["by_context"] = by_context(result.outcomes, sys_)
         out[sys_] = m
     return out
 
@@ -255,6 +274,11 @@ def format_text(result: EvalResult) -> str:
         lines.append("on the ablated logs that still had lines: " + ", ".join(
             f"{s} {sum(getattr(o, s) == o.label for o in kept) / len(kept):.3f}" for s in SYSTEMS)
             + f" accuracy (n={len(kept)})")
+        ctx = {s: by_context(result.outcomes, s) for s in SYSTEMS}
+        lines.append("by distinct events left after the deletion (accuracy): " + "; ".join(
+            f"{name} n={ctx['rules'][name]['n']}: " + ", ".join(
+                f"{s} {ctx[s][name]['accuracy']:.3f}" for s in SYSTEMS)
+            for name, _, _ in CONTEXT_BINS if ctx["rules"][name]["n"]))
     lines.append("")
     labels = sorted({lab for s in SYSTEMS for lab in sc[s]["per_class"]})
     lines.append("Per class: precision / recall (support)")
