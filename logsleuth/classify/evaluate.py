@@ -119,6 +119,11 @@ class EvalResult:
     ablated_of: int = 0
     emptied: int = 0
 
+    @property
+    def left_clean(self) -> int:
+        """Ablation: logs that kept lines but no error the rules see (their answer became ``no_failure``)."""
+        return sum(1 for o in self.outcomes if not o.emptied and o.rules == "no_failure")
+
 
 def evaluate(
     corpus: str | os.PathLike[str],
@@ -234,7 +239,7 @@ def to_json(result: EvalResult) -> dict[str, Any]:
                  setting="drop_rule_lines" if result.drop_rule_lines else "full")
         if result.drop_rule_lines:
             m["emptied"] = result.emptied
-            m["left_clean"] = sum(1 for o in result.outcomes if not o.emptied and o.rules == "no_failure")
+            m["left_clean"] = result.left_clean
             m["by_context"] = by_context(result.outcomes, sys_)
         out[sys_] = m
     return out
@@ -249,10 +254,9 @@ def format_text(result: EvalResult) -> str:
     lines.append(f"Grouped {result.folds}-fold cross-validation over {result.groups} groups ({what}); "
                  f"model threshold {result.threshold}")
     if result.drop_rule_lines:
-        clean = sum(1 for o in result.outcomes if not o.emptied and o.rules == "no_failure")
         lines.append(f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was a decisive "
                      f"line) and count as misses; {result.ablated_of - result.emptied} still had lines, of which "
-                     f"{clean} show no error any more (rules: no_failure; the model may overrule that only at "
+                     f"{result.left_clean} show no error any more (rules: no_failure; the model may overrule that only at "
                      f"probability >= {NO_FAILURE_OVERRIDE}).")
     lines.append("")
     lines.append(f"{'system':10} {'n':>4} {'accuracy':>9} {'macro-F1':>9} {'abstain':>8} {'no_failure FP':>14}")
