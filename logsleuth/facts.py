@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import regex
 
+from . import plausible
+
 _V = r"(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc|a|b)\d+)?)"
 PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
     ("nccl", regex.compile(rf"NCCL version {_V}")),
@@ -34,11 +36,11 @@ GATE: tuple[str, ...] = (r"(?i:version)", r"==", r"(?i:world)", r"nranks", r"cli
 
 
 def find_world_size(text: str) -> int | None:
-    """The world size a line states (``None`` if it states none)."""
+    """The world size a line states (``None`` if it states none, or an implausible one: ``plausible.world_size``)."""
     if not _WORLD_GATE.search(text):
         return None
     m = _WORLD.search(text)
-    return int(m["n"]) if m else None
+    return plausible.world_size(m["n"]) if m else None
 
 
 def find_versions(text: str, found: dict[str, str]) -> None:

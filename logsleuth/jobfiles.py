@@ -20,6 +20,7 @@ from pathlib import Path
 
 import regex
 
+from . import plausible
 from .types import Event
 
 _ATTEMPT = regex.compile(r"(?:^|/)attempt_(?P<attempt>\d+)/(?P<local_rank>\d+)/(?:stdout|stderr)\.log(?:\.gz|\.zst)?$")
@@ -47,16 +48,16 @@ def infer(path: str) -> PathFacts:
     p = path.replace("\\", "/")
     m = _ATTEMPT.search(p) or _ATTEMPT_ERR.search(p)
     if m:
-        return PathFacts(local_rank=int(m["local_rank"]), kind="torchrun")
+        return PathFacts(local_rank=plausible.rank(m["local_rank"]), kind="torchrun")
     m = _RAY_WORKER.search(p)
     if m:
-        return PathFacts(pid=int(m["pid"]), kind="ray")
+        return PathFacts(pid=plausible.pid(m["pid"]), kind="ray")
     m = _RANK_FILE.search(p)
     if m:
-        return PathFacts(rank=int(m["rank"]), kind="rank-file")
+        return PathFacts(rank=plausible.rank(m["rank"]), kind="rank-file")
     m = _SLURM_TASK.search(p)
     if m:
-        return PathFacts(rank=int(m["task"]), kind="slurm")
+        return PathFacts(rank=plausible.rank(m["task"]), kind="slurm")
     return PathFacts()
 
 

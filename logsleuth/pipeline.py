@@ -19,6 +19,7 @@ from .jobfiles import error_file_event, error_files, infer
 from .parse import gate as parse_gate
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso
+from .plausible import ranges
 from .read import LineGate, ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .types import Diagnosis, Event, Match
@@ -170,25 +171,63 @@ def _order(state: JobState, file_index: dict[str, int], kept: Sequence[Event]) -
     return lambda e: (times.get(id(e)) or datetime.max, file_index.get(e.path, 0), e.line)
 
 
+MAX_LISTED_RANKS = 1024  # a JSON rank list stops here; ``ranks.counts`` has the full sizes
+MAX_RUNS = 64  # runs of consecutive ranks written out in ``ranks.ranges`` ("0-3, 5, 7-2047")
+
+
+def _missing(world_size: int, seen: list[int]) -> tuple[list[int], int, list[tuple[int, int]]]:
+    """The ranks of ``range(world_size)`` absent from sorted ``seen``: the first ``MAX_LISTED_RANKS``, how many in
+    all, and their runs; walks the gaps between seen ranks, so the cost does not grow with ``world_size``."""
+    listed: list[int] = []
+    runs: list[tuple[int, int]] = []
+    count, prev = 0, -1
+    for r in [*(s for s in seen if s < world_size), world_size]:
+        gap = range(prev + 1, r)
+        if gap:
+            count += len(gap)
+            runs.append((gap[0], gap[-1]))
+            if len(listed) < MAX_LISTED_RANKS:
+                listed.extend(gap[: MAX_LISTED_RANKS - len(listed)])
+        prev = r
+    return listed, count, runs
+
+
+def _ranges_text(runs: list[tuple[int, int]], count: int) -> str:
+    """``[(0, 3), (5, 5)]`` -> ``"0-3, 5"``; past ``MAX_RUNS`` runs, `` … (N in all)``."""
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:MAX_RUNS])
+    return text + (f" … ({count} in all)" if len(runs) > MAX_RUNS else "")
+
+
 def _rank_summary(state: JobState, diag: Diagnosis) -> dict[str, Any]:
-    """Which ranks/hosts reported, which never appeared, which fell silent before the first failure."""
+    """Which ranks/hosts reported, which never appeared, which fell silent before the first failure.
+
+    Rank lists hold at most ``MAX_LISTED_RANKS`` ids each (the lowest); ``counts`` gives each list's full size and
+    ``ranges`` each full list as text runs (``"1-2047"``).
+    ``world_size`` is the largest plausible one the log stated (``plausible.world_size``).
+    """
     if not state.ranks and not state.hosts:
         return {}
     year = _job_year(state)
     seen = sorted(state.ranks)
-    out: dict[str, Any] = {"world_size": state.world_size, "seen": seen, "hosts": sorted(state.hosts),
-                           "with_errors": [r for r in seen if state.ranks[r].errors], "missing": [],
-                           "silent_before_failure": [], "last_seen": {}}
-    if state.world_size and seen:
-        out["missing"] = [r for r in range(state.world_size) if r not in state.ranks]
+    with_errors = [r for r in seen if state.ranks[r].errors]
+    missing, n_missing, missing_runs = _missing(state.world_size, seen) if state.world_size and seen else ([], 0, [])
+    quiet: list[int] = []
     ff = diag.first_failure
-    ff_time = _normalise(state.clock.get(id(ff)) if ff is not None else None, year) if ff is not None else None
+    ff_time = _normalise(state.clock.get(id(ff)), year) if ff is not None else None
     if ff_time is not None:
         quiet = [r for r in seen if state.ranks[r].last is not None
                  and (_normalise(state.ranks[r].last, year) or ff_time) < ff_time]
-        out["silent_before_failure"] = quiet
-    out["last_seen"] = {str(r): iso(_normalise(state.ranks[r].last, year)) for r in seen if state.ranks[r].last}
-    return out
+    listed = seen[:MAX_LISTED_RANKS]
+    lists = {"seen": seen, "with_errors": with_errors, "silent_before_failure": quiet}
+    ranges_text = {k: _ranges_text(ranges(v), len(v)) for k, v in lists.items()}
+    ranges_text["missing"] = _ranges_text(missing_runs, n_missing)
+    return {"world_size": state.world_size, "seen": listed, "hosts": sorted(state.hosts)[:MAX_LISTED_RANKS],
+            "with_errors": with_errors[:MAX_LISTED_RANKS], "missing": missing,
+            "silent_before_failure": quiet[:MAX_LISTED_RANKS],
+            "last_seen": {str(r): iso(_normalise(state.ranks[r].last, year)) for r in listed if state.ranks[r].last},
+            "counts": {"seen": len(seen), "hosts": len(state.hosts), "with_errors": len(with_errors),
+                       "missing": n_missing, "silent_before_failure": len(quiet)},
+            "ranges": ranges_text}
 
 
 def analyze(

@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from .errors import LogsleuthError
 from .parse.timestamps import iso
+from .plausible import ranges
 from .redact import HostMap, redact
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
@@ -36,6 +37,21 @@ def _clip(text: str) -> str:
     if len(text) <= MAX_TEXT:
         return text
     return "…" + text[-MAX_TEXT:]
+
+
+def rank_set(ranks: dict[str, Any], key: str) -> str:
+    """A rank list of ``ranks`` (the ``ranks`` section of a result) as ranges, ``"0, 2-2047"``: ``ranks.ranges``
+    when the result has it, else built from the (maybe cut) list, with `` … (N in all)`` when ``ranks.counts`` says
+    it was cut. Templates call it as ``rank_set(d.ranks, "missing")``."""
+    given = (ranks.get("ranges") or {}).get(key)
+    if isinstance(given, str):
+        return given
+    values = [v for v in ranks.get(key) or [] if isinstance(v, int)]
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges(values))
+    total = (ranks.get("counts") or {}).get(key)
+    if isinstance(total, int) and total > len(values):
+        text += f" … ({total} in all)"
+    return text
 
 
 def _event(e: Event) -> dict[str, Any]:
@@ -82,10 +98,9 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
 
 
 def prepare(d: Diagnosis | dict[str, Any], *, redact_secrets: bool = True, redact_hosts: bool = False) -> dict[str, Any]:
-    """The dict every format renders from: ``to_dict`` (or a saved JSON result) with redaction applied."""
+    """The dict every format renders from: ``to_dict`` (or a saved JSON result) with redaction applied and control
+    characters stripped (``redact.redact``)."""
     data = to_dict(d) if isinstance(d, Diagnosis) else d
-    if not redact_secrets and not redact_hosts:
-        return data
     hosts = HostMap() if redact_hosts else None
     if hosts is not None:
         for e in [data.get("first_failure") or {}, *data.get("evidence", []), *data.get("symptoms", [])]:
@@ -131,6 +146,7 @@ def render(
     try:
         from .timeline import build
 
+        env.globals["rank_set"] = rank_set
         return env.get_template(name).render(d=data, tl=build(data) if fmt == "html" else None)
     except Exception as exc:  # jinja2 raises many types; surface one clear error
         raise LogsleuthError(f"template {name} failed to render: {exc}") from exc

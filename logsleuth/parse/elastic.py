@@ -31,6 +31,7 @@ from typing import Any
 
 import regex
 
+from .. import plausible
 from . import timestamps
 from .traceback import HEADER, Traceback
 
@@ -61,12 +62,12 @@ class Entry:
                                "traceback": f.get("traceback", "")}
         r = _RANK.match(f.get("rank", ""))
         if r:
-            out["rank"] = int(r["rank"])
-            out["local_rank"] = int(r["lr"]) if r["lr"] else None
+            out["rank"] = plausible.rank(r["rank"])
+            out["local_rank"] = plausible.rank(r["lr"])
         e = _EXIT.match(f.get("exitcode", ""))
         if e:
-            out["exitcode"] = int(e["code"])
-            out["pid"] = int(e["pid"]) if e["pid"] else None
+            out["exitcode"] = plausible.number(e["code"], minimum=-(1 << 31))
+            out["pid"] = plausible.pid(e["pid"])
         t = _TIME.match(f.get("time", ""))
         out["time"] = timestamps.full(t["date"], t["clock"]) if t else None
         return out

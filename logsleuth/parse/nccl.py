@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import regex
 
+from .. import plausible
+
 from .record import Recognised
 
 _LINE = regex.compile(
@@ -28,11 +30,11 @@ def recognise(body: str) -> Recognised | None:
     if not m:
         b = _BARE.match(body)
         return Recognised("nccl", _LEVELS[b["lvl"]], start=b.end()) if b else None
-    rec = Recognised("nccl", _LEVELS[m["lvl"]], host=m["host"], pid=int(m["pid"]), start=m.end())
+    rec = Recognised("nccl", _LEVELS[m["lvl"]], host=m["host"], pid=plausible.pid(m["pid"]), start=m.end())
     if m["dev"].isdigit():
-        rec.params["cuda_dev"] = int(m["dev"])
+        rec.params["cuda_dev"] = plausible.number(m["dev"])
     r = _COMM_RANK.search(body, m.end())
     if r:
-        rec.rank = int(r["rank"])
-        rec.params["nranks"] = int(r["nranks"])
+        rec.rank = plausible.rank(r["rank"])
+        rec.params["nranks"] = plausible.world_size(r["nranks"])
     return rec

@@ -8,6 +8,7 @@ from datetime import datetime
 
 import regex
 
+from .. import plausible
 from . import timestamps
 
 # 2024-05-01 10:00:00,123 | [2024-05-01T10:00:00.123Z] | 2024-05-01 10:00:00 - (python logging, DeepSpeed, Slurm, NCCL 2.23+)
@@ -64,7 +65,7 @@ def strip(text: str) -> tuple[Prefix, str]:
                 pre.ray = True
                 pre.actor = m["actor"] or pre.actor
                 if m["pid"]:
-                    pre.pid = int(m["pid"])
+                    pre.pid = plausible.pid(m["pid"])
                 if m["ip"]:
                     pre.host = m["ip"]
                 body = body[m.end():]
@@ -72,17 +73,17 @@ def strip(text: str) -> tuple[Prefix, str]:
         elif c == "[":
             m = _PID.match(body)
             if m and pre.pid is None:
-                pre.pid = int(m["pid"])
+                pre.pid = plausible.pid(m["pid"])
                 body = body[m.end():]
                 continue
             m = _RANK.match(body)
             if m:
-                pre.rank = int(m["rank"])
+                pre.rank = plausible.rank(m["rank"])
                 body = body[m.end():]
                 continue
             m = _ROLE.match(body)
             if m:
-                pre.local_rank = int(m["local_rank"])
+                pre.local_rank = plausible.rank(m["local_rank"])
                 body = body[m.end():]
                 continue
             m = _TIME.match(body)
@@ -100,6 +101,6 @@ def strip(text: str) -> tuple[Prefix, str]:
     if body.endswith("]") and "repeated" in body:
         m = REPEATED.search(body)
         if m:
-            pre.repeated = int(m["n"])
+            pre.repeated = plausible.number(m["n"]) or 1
             body = body[: m.start()]
     return pre, body

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import regex
 
+from .. import plausible
+
 from .record import Recognised
 
 _LINE = regex.compile(r"(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?P<file>[\w.-]+\.py):(?P<ln>\d+) -- ")
@@ -27,7 +29,7 @@ def recognise(body: str, from_ray_prefix: bool = False) -> Recognised | None:
         return rec
     c = _CPP.match(body)
     if c:
-        return Recognised("ray", _CPP_LEVELS[c["lvl"]], pid=int(c["pid"]), start=c.end())
+        return Recognised("ray", _CPP_LEVELS[c["lvl"]], pid=plausible.pid(c["pid"]), start=c.end())
     if body.startswith("ray.exceptions.") or body.startswith("ray::"):
         return Recognised("ray", "error")
     if from_ray_prefix:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import regex
 
+from .. import plausible
 from . import timestamps
 from .record import Recognised
 
@@ -37,5 +38,5 @@ def recognise(body: str) -> Recognised | None:
     rec.params["file"] = file
     r = _RANK_IN_MSG.search(body, m.end(), m.end() + 120)
     if r:
-        rec.rank = int(r["rank"] or r["rank2"])
+        rec.rank = plausible.rank(r["rank"] or r["rank2"])
     return rec

@@ -12,6 +12,8 @@ from typing import Any
 
 import regex
 
+from .. import plausible
+
 HEADER = "Traceback (most recent call last):"
 FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 _EXC = regex.compile(
@@ -43,7 +45,7 @@ class Traceback:
             self.end_line = line_no
             f = FRAME.match(body)
             if f:
-                self.frames.append({"file": f["file"], "line": int(f["line"]), "func": f["func"]})
+                self.frames.append({"file": f["file"], "line": plausible.number(f["line"]), "func": f["func"]})
             self.foreign = 0
             return "more"
         m = _EXC.match(body)
