@@ -42,6 +42,15 @@ class Severity(str, Enum):
     critical = "critical"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a scheduler's stop) arrived: unwound like Ctrl-C (workers stopped, no partial output),
+    exit 143 (128 + 15)."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"logsleuth: error: {message}", err=True)
     return typer.Exit(code)
@@ -69,6 +78,8 @@ def handles_errors(fn: Callable[..., None]) -> Callable[..., None]:
             if _state["debug"]:
                 traceback.print_exc()
             raise _fail(str(exc)) from None
+        except Terminated:
+            raise _fail("terminated", 143) from None
         except KeyboardInterrupt:
             raise _fail("interrupted", 130) from None
         except Exception as exc:  # noqa: BLE001 - never a traceback for the user unless --debug
@@ -175,7 +186,8 @@ def scan(
     address: Annotated[Optional[str], typer.Option("--address", help="Ray cluster address (default: RAY_ADDRESS, else auto).")] = None,
     rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable); same-named rules override.")] = None,
     no_model: Annotated[bool, typer.Option("--no-model", help="Rules only; do not consult the classifier.")] = False,
-    max_job_mb: Annotated[Optional[float], typer.Option("--max-job-mb", min=0, help="Do not read jobs larger than this (MB on disk); their row gets an error.")] = None,
+    max_job_mb: Annotated[Optional[float], typer.Option("--max-job-mb", min=0, help="Do not analyse jobs larger than this (MB on disk, or decompressed while reading); their row gets an error.")] = None,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not redact tokens/keys/passwords in the table and cache (first_failure_text, error).")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar (none is drawn when stderr is not a terminal or CI=true).")] = False,
 ) -> None:
     """Diagnose every job in an archive of logs: one row per job, and a summary by root cause.
@@ -192,12 +204,15 @@ def scan(
     if output is not None and output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
         raise _fail(f"--output must end in .parquet, .csv or .jsonl: {output}")
     ruleset = load_rules(rules or [])
+    import signal
+
+    signal.signal(signal.SIGTERM, _raise_terminated)  # like Ctrl-C: stop the workers, write nothing partial
     bar = ScanProgressBar() if not no_progress and progress_wanted() else None
     with bar if bar is not None else contextlib.nullcontext():
         df = run_scan(
             paths, jobs=jobs, group_by=group_by.value, rules=ruleset, model=not no_model, cache=cache,
             engine=engine.value, address=address, progress=bar,
-            max_job_bytes=int(max_job_mb * 1_000_000) if max_job_mb is not None else None,
+            max_job_bytes=int(max_job_mb * 1_000_000) if max_job_mb is not None else None, redact=not no_redact,
         )
     if output is not None:
         write_table(df, output)

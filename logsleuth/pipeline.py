@@ -20,8 +20,9 @@ from .parse import gate as parse_gate
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso
 from .plausible import ranges
-from .read import LineGate, ReadStats, expand_paths, iter_lines
+from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
+from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 
 MAX_MATCHES_PER_RULE = 500  # a symptom repeated on a million lines needs no more evidence than this
@@ -230,6 +231,19 @@ def _rank_summary(state: JobState, diag: Diagnosis) -> dict[str, Any]:
             "ranges": ranges_text}
 
 
+def _unknown_when_damaged(diag: Diagnosis, skipped: list[dict[str, Any]]) -> Diagnosis:
+    """A job with a file that could not be read to its end is never ``no_failure``: the part not read may hold the
+    failure (a rank's truncated ``.gz`` ends where it raised). At most ``unknown``, saying why."""
+    if not skipped or diag.verdict != "no_failure":
+        return diag
+    first = skipped[0]["error"]
+    more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
+    return dataclasses.replace(
+        diag, verdict="unknown", root_cause="unknown", title=taxonomy_title("unknown"), confidence=0.0,
+        message=f"no failure in what could be read, but {len(skipped)} file(s) were not read to the end ({first}"
+                f"{more}): the rest may hold it")
+
+
 def analyze(
     paths: Sequence[str | os.PathLike[str]] | None = None,
     *,
@@ -238,6 +252,7 @@ def analyze(
     model: bool = True,
     explain: bool = False,
     gate: bool = True,
+    max_bytes: int | None = None,
 ) -> Diagnosis:
     """Analyse one job's logs and return its diagnosis.
 
@@ -255,13 +270,19 @@ def analyze(
         explain: ask the classifier to record which lines/features drove its vote (in ``stats["explain"]``).
         gate: skip lines no rule, recogniser or fact can concern without decoding them (``line_gate``); the
             diagnosis is the same, rank activity (``ranks.last_seen``) then comes from the lines kept.
+        max_bytes: stop with ``SizeLimitError`` once the job's uncompressed bytes pass this.
+
+    A file that cannot be opened, or that breaks mid-way (truncated/corrupt ``.gz``/``.zst``, read error), is named
+    in ``stats["skipped"]`` (``path``, ``error``; ``line``: the last line read); the lines before the fault are used,
+    and such a job is never ``no_failure`` (at most ``unknown``, with the reason in ``message``).
 
     Returns:
         A ``Diagnosis``; ``stats`` holds ``bytes`` (uncompressed), ``lines``, ``events``, ``seconds``, ``paths``;
         ``ranks`` which ranks/hosts reported, which are missing, which fell silent before the first failure.
 
     Raises:
-        InputError: missing/unreadable/binary/corrupt input, or input with no log lines.
+        InputError: missing/unreadable/binary input, or input with no readable log lines.
+        SizeLimitError: more than ``max_bytes`` of (decompressed) log data.
         RuleError: an invalid rule.
     """
     t0 = time.perf_counter()
@@ -274,21 +295,25 @@ def analyze(
     if len(torchrun_runs) == 1:
         # one node's torchrun log dir: its local ranks are the global ranks
         facts = {p: dataclasses.replace(f, rank=f.local_rank) if f.kind == "torchrun" else f for p, f in facts.items()}
-    read_stats = ReadStats()
+    read_stats = ReadStats(max_bytes=max_bytes)
     state = JobState()
     lgate = line_gate(rules) if gate else None
     file_index: dict[str, int] = {}
-    skipped: list[dict[str, str]] = []
+    skipped: list[dict[str, Any]] = []
     for path in files:
         file_index.setdefault(path, len(file_index))
         f = facts[path]
         try:
             consume(parse(iter_lines(path, read_stats, lgate), path, f), rules, state)
+        except SizeLimitError:
+            raise
         except InputError as exc:
             if len(files) == 1:
                 raise
-            # one bad file of a multi-file job: keep what was read before the fault, note it, go on
+            # one unopenable file of a multi-file job: note it, go on
             skipped.append({"path": path, "error": str(exc)})
+    for dmg in read_stats.damaged:  # files that broke mid-way: their lines before the fault were used
+        skipped.append({"path": dmg["path"], "line": dmg["line"], "error": f"{dmg['path']}: {dmg['error']} after line {dmg['line']}"})
     for path in err_files:
         ev = error_file_event(path, facts[path])
         if ev is not None:
@@ -321,5 +346,6 @@ def analyze(
         from .classify import apply as apply_model
 
         diag = apply_model(diag, state.notable, list(state.tail), explain=explain)
+    diag = _unknown_when_damaged(diag, skipped)
     diag.stats["seconds"] = round(time.perf_counter() - t0, 4)
     return diag

@@ -5,10 +5,13 @@ line longer than ``MAX_LINE_BYTES`` keeps its first ``MAX_LINE_BYTES`` and drops
 ``ReadStats.truncated_lines``). Text is decoded as UTF-8 with invalid bytes replaced (U+FFFD), ANSI
 escape sequences are removed, NUL bytes dropped, and carriage-return redraws (tqdm progress bars)
 folded to their last state.
+
+Damaged input never hides what it held: a truncated or corrupt ``.gz``/``.zst`` stream (``Decompressed``) or a read
+error mid-file ends the file's lines where the fault is, the lines before it are used, and the fault is recorded in
+``ReadStats.damaged`` (file, last good line, what broke). Decompressed bytes are what counts against size limits.
 """
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import sys
@@ -21,6 +24,10 @@ from typing import Any, BinaryIO
 import regex
 
 from .errors import InputError
+
+
+class SizeLimitError(InputError):
+    """The job's (decompressed) bytes passed ``ReadStats.max_bytes``."""
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: longer lines are cut (a 10 MB JSON dump says nothing a rule needs)
 BUFFER_BYTES = 1 << 20
@@ -44,6 +51,9 @@ class ReadStats:
         truncated_lines: lines longer than ``MAX_LINE_BYTES`` that were cut.
         paths: the paths read, in order.
         skipped_lines: lines read but not yielded because a ``LineGate`` ruled them out.
+        damaged: one ``{"path", "line", "error"}`` per file whose reading stopped at a fault (``line``: the last line
+            read before it); its earlier lines were yielded.
+        max_bytes: when set, reading raises ``SizeLimitError`` once ``bytes`` (uncompressed) passes it.
     """
 
     bytes: int = 0
@@ -51,6 +61,14 @@ class ReadStats:
     truncated_lines: int = 0
     paths: list[str] = field(default_factory=list)
     skipped_lines: int = 0  # lines a ``LineGate`` let the reader skip (counted in ``lines``, never yielded)
+    damaged: list[dict[str, Any]] = field(default_factory=list)
+    max_bytes: int | None = None
+
+    def check_size(self) -> None:
+        """Raise ``SizeLimitError`` when the bytes read so far pass ``max_bytes``."""
+        if self.max_bytes is not None and self.bytes > self.max_bytes:
+            raise SizeLimitError(f"over the limit of {self.max_bytes} bytes of log data (decompressed); "
+                                 "read no further")
 
 
 def clean_line(raw: bytes) -> str:
@@ -112,22 +130,115 @@ def is_log_name(name: str) -> bool:
     return lower.endswith(LOG_SUFFIXES)
 
 
-def _open(path: str) -> BinaryIO:
+DECOMPRESS_CHUNK = 1 << 20  # most bytes one gzip inflate call may produce
+_ZSTD_FEED = 1024  # compressed bytes per zstd call: its output per call stays under ~32 MiB even for a bomb
+MAX_RATIO = 250  # decompressed/compressed past which a stream is taken for a compression bomb...
+RATIO_FLOOR = 64 << 20  # ...once it has produced this much (real logs compress ~5-50x; deflate's ceiling is 1032x)
+
+
+class Decompressed(io.RawIOBase):
+    """The decompressed bytes of a gzip (any number of members) or zstd (any number of frames) stream that end,
+    instead of raising, at a fault.
+
+    Everything decoded before a truncated end (no end-of-stream marker: ``gzip`` would raise ``EOFError`` and lose
+    its last buffer) or a corrupt spot (``zlib.error``, ``zstandard.ZstdError``) is delivered, then end of file;
+    ``fault`` says what broke. Input is fed in small pieces, so no single call produces more than ~1 MiB (gzip) or
+    ~32 MiB (zstd), and a stream producing more than ``MAX_RATIO`` times its compressed size (past
+    ``RATIO_FLOOR``) is stopped as a compression bomb.
+
+    Args:
+        raw: the compressed file, opened binary (closed with this object).
+        kind: ``"gz"`` or ``"zst"``.
+    """
+
+    def __init__(self, raw: BinaryIO, kind: str) -> None:
+        super().__init__()
+        self._raw, self._kind = raw, kind
+        self.fault: str | None = None
+        self.compressed = 0  # compressed bytes read
+        self.produced = 0  # decompressed bytes delivered
+        self._pending = b""
+        self._out, self._pos = b"", 0
+        self._in_member = False  # input has gone into the current member/frame and its end is not reached
+        self._done = False
+        self._dec = self._new()
+
+    def _new(self) -> Any:
+        if self._kind == "gz":
+            return zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip header and trailer (CRC, size) checked
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompressobj()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while self._pos >= len(self._out):
+            if self._done:
+                return 0
+            self._out, self._pos = self._step(), 0
+        n = min(len(b), len(self._out) - self._pos)
+        b[:n] = self._out[self._pos:self._pos + n]
+        self._pos += n
+        return n
+
+    def _stop(self, fault: str | None) -> bytes:
+        self.fault, self._done = fault, True
+        return b""
+
+    def _step(self) -> bytes:
+        """The next piece of output (possibly empty); sets ``_done`` (and ``fault``) at the end."""
+        if not self._pending:
+            self._pending = self._raw.read(1 << 16)
+            self.compressed += len(self._pending)
+            if not self._pending:
+                return self._stop("the compressed stream ends before its end marker (truncated file)"
+                                  if self._in_member else None)
+        self._in_member = True
+        try:
+            if self._kind == "gz":
+                out = self._dec.decompress(self._pending, DECOMPRESS_CHUNK)
+                self._pending = self._dec.unconsumed_tail
+            else:
+                piece, self._pending = self._pending[:_ZSTD_FEED], self._pending[_ZSTD_FEED:]
+                out = self._dec.decompress(piece)
+        except Exception as exc:  # noqa: BLE001 - zlib.error / zstandard.ZstdError: corrupt data
+            return self._stop(f"corrupt compressed data ({exc})")
+        if self._dec.eof:  # end of one member/frame: another may follow (concatenated .gz/.zst files)
+            rest = self._dec.unused_data + self._pending
+            self._pending = rest if rest.strip(b"\0") else b""  # zero padding after the last member is allowed
+            self._in_member = False
+            self._dec = self._new()
+        self.produced += len(out)
+        if self.produced > RATIO_FLOOR and self.produced > MAX_RATIO * self.compressed:
+            self._stop(f"decompresses to over {MAX_RATIO}x its size (a compression bomb?); stopped after "
+                       f"{self.produced >> 20} MiB")
+        return out
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def _open(path: str) -> tuple[BinaryIO, Decompressed | None]:
+    """The file's (decompressed) byte stream, and its ``Decompressed`` layer for compressed files."""
     if path == "-":
-        return sys.stdin.buffer
+        return sys.stdin.buffer, None
+    kind = "gz" if path.endswith(".gz") else "zst" if path.endswith(".zst") else None
+    if kind == "zst":
+        try:
+            import zstandard  # noqa: F401
+        except ImportError as exc:
+            raise InputError("reading .zst needs the zstandard package: pip install 'logsleuth[zstd]'", path) from exc
     try:
-        if path.endswith(".gz"):
-            return io.BufferedReader(gzip.GzipFile(path, "rb"), BUFFER_BYTES)  # type: ignore[arg-type]
-        if path.endswith(".zst"):
-            try:
-                import zstandard
-            except ImportError as exc:
-                raise InputError("reading .zst needs the zstandard package: pip install 'logsleuth[zstd]'", path) from exc
-            raw = open(path, "rb")  # noqa: SIM115 - closed through the reader
-            return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), BUFFER_BYTES)
-        return open(path, "rb", buffering=BUFFER_BYTES)  # noqa: SIM115
+        raw = open(path, "rb", buffering=0 if kind else BUFFER_BYTES)  # noqa: SIM115 - closed by iter_lines
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), path) from exc
+    if kind is None:
+        return raw, None
+    dec = Decompressed(raw, kind)
+    return io.BufferedReader(dec, BUFFER_BYTES), dec
 
 
 def _check_text(head: bytes, path: str) -> None:
@@ -194,6 +305,7 @@ def _iter_raw(stream: BinaryIO, stats: ReadStats, where: list[int]) -> Iterator[
     """Every line as ``(line_number, raw bytes)``, over-long lines cut; ``where[0]`` is the last line number."""
     readline = stream.readline
     line_no = 0
+    limited = stats.max_bytes is not None
     while True:
         raw = readline(MAX_LINE_BYTES)
         if not raw:
@@ -210,6 +322,8 @@ def _iter_raw(stream: BinaryIO, stats: ReadStats, where: list[int]) -> Iterator[
         where[0] = line_no
         stats.bytes += len(raw)
         stats.lines += 1
+        if limited:
+            stats.check_size()
         yield line_no, raw
 
 
@@ -237,6 +351,7 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
             block = b"\n"  # the last line had no newline
             stats.bytes -= 1
         stats.bytes += len(block)
+        stats.check_size()
         if dropping:
             nl = block.find(b"\n")
             if nl < 0:
@@ -324,13 +439,18 @@ def iter_lines(path: str, stats: ReadStats | None = None, gate: LineGate | None 
         gate: when given (and RE2 is installed), yield only the lines it keeps (with their true line numbers);
             the others are counted in ``stats.lines`` and ``stats.skipped_lines`` and never decoded.
 
+    A truncated or corrupt compressed stream, or a read error mid-file, ends the lines at the fault: the lines before
+    it are yielded and ``stats.damaged`` gets ``{"path", "line", "error"}`` (``line``: the last line read).
+
     Raises:
-        InputError: unreadable file, binary data, or a corrupt/truncated compressed stream (naming ``path:line``).
+        InputError: unopenable file or binary data.
+        SizeLimitError: ``stats.max_bytes`` passed (decompressed bytes count).
     """
     stats = stats if stats is not None else ReadStats()
     stats.paths.append(path)
-    stream = _open(path)
+    stream, dec = _open(path)
     where = [0]
+    fault: str | None = None
     compiled = gate.compile() if gate is not None else None
     try:
         peek = getattr(stream, "peek", None)
@@ -342,14 +462,13 @@ def iter_lines(path: str, stats: ReadStats | None = None, gate: LineGate | None 
         else:
             for line_no, raw in _iter_gated(stream, stats, where, gate, compiled):  # type: ignore[arg-type]
                 yield line_no, clean_line(raw)
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        line_no = where[0]
-        raise InputError(f"corrupt or truncated compressed data after line {line_no} ({exc})", f"{path}:{line_no}") from exc
-    except OSError as exc:
-        line_no = where[0]
-        if type(exc).__module__.startswith("zstandard") or "zstd" in str(exc).lower():
-            raise InputError(f"corrupt .zst data after line {line_no} ({exc})", f"{path}:{line_no}") from exc
-        raise InputError(exc.strerror or str(exc), f"{path}:{line_no}") from exc
+        fault = dec.fault if dec is not None else None
+    except SizeLimitError as exc:
+        raise SizeLimitError(exc.message, f"{path}:{where[0]}" if where[0] else path) from None
+    except OSError as exc:  # a read error mid-file: what was read stands
+        fault = f"read error ({exc.strerror or exc})"
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+    if fault is not None:
+        stats.damaged.append({"path": path, "line": where[0], "error": fault})

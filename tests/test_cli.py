@@ -77,11 +77,18 @@ def test_bad_input_is_one_line_exit_2(tmp_path, content: bytes, needle: str) -> 
     assert needle in res.stderr and len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
 
 
-def test_truncated_gzip_and_missing_file_exit_2(tmp_path) -> None:
+def test_truncated_gzip_is_unknown_not_healthy_and_missing_file_exits_2(tmp_path) -> None:
     p = tmp_path / "cut.log.gz"
     data = gzip.compress(b"step 1 loss 0.5\n" * 20000)
     p.write_bytes(data[:200])
-    for path in (str(p), str(tmp_path / "missing.log")):
+    res = runner.invoke(app, ["analyze", str(p), "-f", "json", "--no-model"])
+    assert res.exit_code == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["verdict"] == "unknown" and "not read to the end" in d["root_cause"]["message"]
+    assert d["stats"]["skipped"][0]["path"] == str(p) and d["stats"]["skipped"][0]["line"] > 0
+    for path in (str(tmp_path / "empty.log.gz"), str(tmp_path / "missing.log")):
+        if path.endswith(".gz"):
+            (tmp_path / "empty.log.gz").write_bytes(data[:5])  # not even one line before the fault
         res = runner.invoke(app, ["analyze", path])
         assert res.exit_code == 2 and "Traceback" not in res.stderr and res.stderr.count("\n") == 1
 

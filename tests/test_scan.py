@@ -136,24 +136,30 @@ def test_grouping_by_dir_by_file_and_multi_file_layouts(tmp_path: Path) -> None:
 
 def test_bad_files_give_error_rows_and_the_scan_goes_on(tmp_path: Path) -> None:
     _write(tmp_path / "good" / "train.log", OOM)
-    good_gz = gzip.compress((_noise(3000) + OOM).encode())
+    good_gz = gzip.compress((_noise(600) + OOM).encode())
     _write(tmp_path / "cut" / "train.log.gz", good_gz[: len(good_gz) // 2])
+    # under --max-job-mb on disk, over it decompressed
+    _write(tmp_path / "packed" / "train.log.gz", gzip.compress((_noise(3000) + OOM).encode()))
     _write(tmp_path / "binary" / "model.log", bytes(range(256)) * 64)
     _write(tmp_path / "empty" / "train.log", "")
     _write(tmp_path / "huge" / "train.log", _noise(2000))
     _write(tmp_path / "mixed" / "rank0.log", OOM)
     _write(tmp_path / "mixed" / "rank1.log", b"\x00\x01\x02\x03" * 4000)
     df = scan([str(tmp_path)], jobs=2, max_job_bytes=50_000).set_index("job")
-    assert len(df) == 6
+    assert len(df) == 7
     err = {os.path.basename(j): e for j, e in df["error"].items()}
     assert err["good"] is None
+    # a truncated .gz is diagnosed from the lines before the cut, and is never called healthy
     assert "truncated" in err["cut"] and "train.log.gz" in err["cut"]
+    assert df.loc[str(tmp_path / "cut"), "verdict"] == "unknown" and df.loc[str(tmp_path / "cut"), "lines"] > 0
+    assert "over the limit" in err["packed"] and "decompressed" in err["packed"]
+    assert pd.isna(df.loc[str(tmp_path / "packed"), "verdict"])
     assert "binary" in err["binary"]
     assert "empty" in err["empty"]
     assert "over the limit" in err["huge"]
     assert "1 of 2 files unreadable" in err["mixed"]  # the readable rank still gets diagnosed
     assert df.loc[str(tmp_path / "mixed"), "root_cause"] == "cuda_oom"
-    for name in ("cut", "binary", "empty", "huge"):
+    for name in ("packed", "binary", "empty", "huge"):
         row = df.loc[str(tmp_path / name)]
         assert pd.isna(row["verdict"]) and pd.isna(row["lines"]) and row["bytes"] >= 0
     summary = summarize(df.reset_index())

@@ -14,7 +14,7 @@ from .jobs import Job
 if TYPE_CHECKING:
     from ..rules.engine import RuleSet
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: rows are stored redacted (as written to the table)
 
 
 def _model_fingerprint() -> str:
@@ -29,12 +29,12 @@ def _model_fingerprint() -> str:
         return "none"
 
 
-def settings_key(rules: RuleSet, model: bool, max_job_bytes: int | None) -> str:
+def settings_key(rules: RuleSet, model: bool, max_job_bytes: int | None, redact: bool = True) -> str:
     """What, besides the files, decides a job's row: logsleuth's version, the rules, the model, the options."""
     from .. import __version__
 
     parts = [f"format={CACHE_FORMAT}", f"logsleuth={__version__}", f"rules={rules.fingerprint()}",
-             f"model={_model_fingerprint() if model else 'off'}", f"max_job_bytes={max_job_bytes}"]
+             f"model={_model_fingerprint() if model else 'off'}", f"max_job_bytes={max_job_bytes}", f"redact={redact}"]
     return hashlib.sha256(";".join(parts).encode()).hexdigest()[:24]
 
 

@@ -17,6 +17,8 @@ def _worker_init(rules_blob: bytes, model: bool, max_job_bytes: int | None) -> N
     import pickle
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker must die on the parent's terminate(), not
+    # inherit the CLI's SIGTERM handler (which raises, and the pool would report that as a job's result)
     _WORKER["rules"] = pickle.loads(rules_blob)  # noqa: S301 - our own RuleSet, pickled by the parent
     _WORKER["model"] = model
     _WORKER["max_job_bytes"] = max_job_bytes

@@ -55,6 +55,18 @@ def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
     }
 
 
+# the row's text copied from the logs: redacted (and stripped of control characters) before the table or cache sees it
+LOG_TEXT_COLUMNS = ("first_failure_text", "error")
+
+
+def redact_row(row: dict[str, Any], secrets: bool = True) -> dict[str, Any]:
+    """``row`` as written out: ``LOG_TEXT_COLUMNS`` passed through ``redact.redact`` (secrets only if ``secrets``)."""
+    from ..redact import redact
+
+    return {k: redact(v, secrets=secrets) if k in LOG_TEXT_COLUMNS and isinstance(v, str) else v
+            for k, v in row.items()}
+
+
 def error_row(job: Job, message: str, seconds: float = 0.0) -> dict[str, Any]:
     """The row of a job that could not be analysed."""
     row: dict[str, Any] = {c: None for c in COLUMNS}
@@ -64,14 +76,17 @@ def error_row(job: Job, message: str, seconds: float = 0.0) -> dict[str, Any]:
 
 
 def analyze_job(job: Job, rules: RuleSet, *, model: bool = True, max_job_bytes: int | None = None) -> dict[str, Any]:
-    """Analyse one job; never raises for a bad input (the row's ``error`` says what went wrong)."""
+    """Analyse one job; never raises for a bad input (the row's ``error`` says what went wrong).
+
+    ``max_job_bytes`` bounds the job twice: its size on disk before reading, and its decompressed bytes while
+    reading (a ``.gz`` under the limit on disk can hold far more)."""
     from ..pipeline import analyze
 
     t0 = time.perf_counter()
     if max_job_bytes is not None and job.bytes > max_job_bytes:
         return error_row(job, f"job is {job.bytes} bytes, over the limit of {max_job_bytes} bytes; not read")
     try:
-        d = analyze(list(job.analyze_paths), rules=rules, model=model)
+        d = analyze(list(job.analyze_paths), rules=rules, model=model, max_bytes=max_job_bytes)
     except LogsleuthError as exc:
         return error_row(job, str(exc), time.perf_counter() - t0)
     except (MemoryError, RecursionError, OSError, ValueError, UnicodeError) as exc:

@@ -10,6 +10,7 @@ from .cache import CacheWriter, load_cache, settings_key
 from .discover import discover
 from .executor import ENGINES, make_executor
 from .jobs import Job, ProgressFn, ScanPlan, ScanProgress
+from .rows import redact_row
 from .table import to_frame
 
 if TYPE_CHECKING:
@@ -20,12 +21,12 @@ if TYPE_CHECKING:
 
 def plan(paths: Sequence[str | os.PathLike[str]], *, group_by: str = "dir", rules: RuleSet | None = None,
          cache: str | os.PathLike[str] | None = None, model: bool = True,
-         max_job_bytes: int | None = None) -> ScanPlan:
+         max_job_bytes: int | None = None, redact: bool = True) -> ScanPlan:
     """Discover the jobs and split them into cached and to-do (see ``scan`` for the arguments)."""
     jobs = discover(paths, group_by)
     if cache is None or rules is None:
         return ScanPlan(jobs, list(jobs))
-    cached = load_cache(cache, settings_key(rules, model, max_job_bytes))
+    cached = load_cache(cache, settings_key(rules, model, max_job_bytes, redact))
     hit: dict[str, dict[str, Any]] = {}
     todo: list[Job] = []
     for j in jobs:
@@ -56,6 +57,7 @@ def scan(
     address: str | None = None,
     max_job_bytes: int | None = None,
     progress: ProgressFn | None = None,
+    redact: bool = True,
 ) -> pd.DataFrame:
     """Diagnose every job under ``paths`` and return one row per job.
 
@@ -75,8 +77,11 @@ def scan(
             readable at the same absolute paths on every node).
         address: the Ray cluster's address (default: ``RAY_ADDRESS``, else ``auto``); an already
             initialised Ray session (``ray.init``) is used as is.
-        max_job_bytes: jobs larger than this (on disk) are not read; their row says so in ``error``.
+        max_job_bytes: jobs larger than this (on disk, or decompressed while reading) are not analysed; their row
+            says so in ``error``.
         progress: called in this process with a ``ScanProgress`` once before the first job and after every job.
+        redact: redact secrets in the text the rows copy from the logs (``first_failure_text``, ``error``), in the
+            table and in the cache (default on; control characters are stripped either way).
 
     Returns:
         A ``DataFrame`` with ``COLUMNS`` (names and dtypes fixed), one row per job, sorted by ``job``.
@@ -94,7 +99,8 @@ def scan(
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; choose {' or '.join(ENGINES)}")
     rules = rules if rules is not None else load_rules(rules_dirs)
-    p = plan(paths, group_by=group_by, rules=rules, cache=cache, model=model, max_job_bytes=max_job_bytes)
+    p = plan(paths, group_by=group_by, rules=rules, cache=cache, model=model, max_job_bytes=max_job_bytes,
+             redact=redact)
     executor = make_executor(engine, rules, workers=jobs if jobs is not None else default_jobs(), address=address,
                              model=model, max_job_bytes=max_job_bytes)
     rows: dict[str, dict[str, Any]] = {}
@@ -115,9 +121,10 @@ def scan(
     by_name = {j.name: j for j in p.jobs}
     for name, row in p.cached_rows.items():
         report(by_name[name], row, True)
-    writer = CacheWriter(cache, settings_key(rules, model, max_job_bytes)) if cache is not None else None
+    writer = CacheWriter(cache, settings_key(rules, model, max_job_bytes, redact)) if cache is not None else None
 
     def emit(job: Job, row: dict[str, Any]) -> None:
+        row = redact_row(row, secrets=redact)
         if writer is not None and not row.get("error"):
             writer.add(job, row)
         report(job, row, False)

@@ -38,6 +38,19 @@ COLUMNS: dict[str, str] = {
 }
 _CATEGORIES = {"verdict": ["failure", "no_failure", "unknown"], "method": ["rule", "model", "rule+model"]}
 MAX_TEXT = 1000
+# a CSV cell starting with one of these is a formula to Excel/LibreOffice/Sheets (OWASP "CSV injection"): written
+# with a leading apostrophe, which spreadsheets show as text; ``read_table`` takes it off again
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_safe(v: Any) -> Any:
+    if isinstance(v, str) and (v.startswith(_FORMULA_START) or (v.startswith("'") and v[1:].startswith(_FORMULA_START))):
+        return "'" + v
+    return v
+
+
+def _csv_unsafe(v: Any) -> Any:
+    return v[1:] if isinstance(v, str) and v.startswith("'") and v[1:].startswith(_FORMULA_START) else v
 OUTPUT_SUFFIXES = (".parquet", ".csv", ".jsonl")
 
 
@@ -97,7 +110,8 @@ def write_table(df: pd.DataFrame, output: str | os.PathLike[str]) -> None:
     """Write the table atomically (a temporary file in the same directory, then a rename), by suffix.
 
     ``.parquet`` (needs pyarrow: ``pip install 'logsleuth[parquet]'``) keeps every dtype; ``.csv`` writes the list
-    columns as JSON arrays and times as ISO 8601; ``.jsonl`` writes one JSON object per job.
+    columns as JSON arrays and times as ISO 8601, and text cells starting with ``= + - @`` (a spreadsheet formula)
+    behind an apostrophe; ``.jsonl`` writes one JSON object per job.
 
     Raises:
         LogsleuthError: unknown suffix, pyarrow missing, or the file cannot be written.
@@ -120,6 +134,9 @@ def write_table(df: pd.DataFrame, output: str | os.PathLike[str]) -> None:
             flat = df.copy()
             for col in ("paths", "symptoms"):
                 flat[col] = [json.dumps(list(v)) for v in flat[col]]
+            for col, dtype in COLUMNS.items():
+                if dtype in ("object", "category"):
+                    flat[col] = [_csv_safe(v) for v in flat[col].astype(object)]
             flat.to_csv(tmp, index=False, date_format="%Y-%m-%dT%H:%M:%S.%f")
         else:
             df.to_json(tmp, orient="records", lines=True, date_format="iso", date_unit="us", force_ascii=False)
@@ -142,6 +159,7 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
             df = pd.read_parquet(p)
         elif suffix == ".csv":
             df = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+            df = df.apply(lambda col: col.map(_csv_unsafe))
         elif suffix == ".jsonl":
             df = pd.read_json(p, lines=True, dtype=False)
         else:
