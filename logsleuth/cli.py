@@ -230,7 +230,7 @@ def rules_validate(
 
     Example: logsleuth rules validate --rules my-rules/
     """
-    from .rules import builtin_rules_dir, load_file, rule_paths, validate
+    from .rules import builtin_rules_dir, load_file, rule_paths, validate, validate_warnings
 
     dirs = ([] if no_builtin else [builtin_rules_dir()]) + list(rules or [])
     problems: list[tuple[str, str]] = []
@@ -243,6 +243,8 @@ def rules_validate(
     problems.extend(validate(files))
     for where, msg in problems:
         typer.echo(f"{where}: {msg}", err=True)
+    for where, msg in validate_warnings(files):
+        typer.echo(f"{where}: warning: {msg}", err=True)
     if problems:
         raise typer.Exit(2)
     typer.echo(f"{len(files)} rules valid")

@@ -297,6 +297,7 @@ def collect(
         facts = {p: dataclasses.replace(f, rank=f.local_rank) if f.kind == "torchrun" else f for p, f in facts.items()}
     read_stats = ReadStats(max_bytes=max_bytes)
     state = JobState()
+    rules.begin_job()
     lgate = line_gate(rules) if gate else None
     file_index: dict[str, int] = {}
     skipped: list[dict[str, Any]] = []
@@ -334,6 +335,7 @@ def collect(
         "skipped_lines": read_stats.skipped_lines,
         "paths": list(file_index),
         "skipped": skipped,
+        **({"rules_over_budget": over} if (over := rules.over_budget()) else {}),
         "seconds": round(time.perf_counter() - t0, 4),
     }
     ranks = {r: RankActivity(a.events, a.errors, _normalise(a.first, year), _normalise(a.last, year), frozenset(a.hosts))

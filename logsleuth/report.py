@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import regex
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .errors import LogsleuthError
@@ -37,6 +38,42 @@ def _clip(text: str) -> str:
     if len(text) <= MAX_TEXT:
         return text
     return "…" + text[-MAX_TEXT:]
+
+
+# CommonMark punctuation that can start markup mid-line (emphasis, code, links/images, HTML, tables, strikethrough)
+_MD_INLINE = regex.compile(r"([\\`*_\[\]<>!|~])")
+# ...and what starts a block at the beginning of a line (heading, list, quote, numbered list, setext/rule)
+_MD_LINE_START = regex.compile(r"^(\s*)([#>+=-])")
+_MD_NUMBERED = regex.compile(r"^(\s*\d+)([.)])")
+
+
+def md_text(value: Any, line_start: bool = False) -> str:
+    """Log-derived text made inert in Markdown outside code: one line, HTML escaped (``<img>``, ``</details>``),
+    link/image/emphasis/table punctuation backslash-escaped (``![x](https://...)`` shows as text), ``@`` written as
+    ``&#64;`` (renders as @ but mentions nobody: ``@everyone``); with ``line_start`` (text that begins a line) a
+    heading/list/quote marker at its start is escaped too."""
+    text = " ".join(str(value).split("\n"))
+    text = text.replace("&", "&amp;")
+    text = _MD_INLINE.sub(r"\\\1", text)
+    if line_start:
+        text = _MD_LINE_START.sub(r"\1\\\2", text)
+        text = _MD_NUMBERED.sub(r"\1\\\2", text)
+    return text.replace("@", "&#64;")
+
+
+def md_code(value: Any, table: bool = False) -> str:
+    """Text as one Markdown code span: backticks become ``'`` (a backtick would end the span), one line; in a
+    table cell ``|`` is escaped too."""
+    text = " ".join(str(value).replace("`", "'").split("\n"))
+    if table:
+        text = text.replace("|", "\\|")
+    return f"`{text}`"
+
+
+def md_link(url: Any) -> str:
+    """A reference as an autolink when it is a plain http(s) URL, else as inert text."""
+    u = str(url)
+    return f"<{u}>" if regex.fullmatch(r"https?://[^\s<>`]+", u) else md_text(u)
 
 
 def rank_set(ranks: dict[str, Any], key: str) -> str:
@@ -147,6 +184,7 @@ def render(
         from .timeline import build
 
         env.globals["rank_set"] = rank_set
+        env.filters.update(md=md_text, code=md_code, link=md_link)
         return env.get_template(name).render(d=data, tl=build(data) if fmt == "html" else None)
     except Exception as exc:  # jinja2 raises many types; surface one clear error
         raise LogsleuthError(f"template {name} failed to render: {exc}") from exc

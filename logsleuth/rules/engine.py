@@ -4,11 +4,14 @@ Every event's text first meets one literal prefilter (``prefilter.LiteralPrefilt
 rules' ``match`` patterns and all context patterns in one Aho-Corasick automaton, one pass per text); only the
 rules whose factors occur are tried, and only the context patterns whose factors occur are searched. Context hits
 (``requires``/``boosts``/``lowers``/``absent``) are remembered as a set of pattern indexes, so memory stays flat.
-User regexes run with a timeout (``regex``'s ``timeout=``); a pattern that times out counts as no match.
+User regexes run with a timeout (``regex``'s ``timeout=``); a pattern that times out counts as no match. On top of
+that, each pattern has a time budget per job (``PATTERN_BUDGET_S``): a catastrophic pattern such as ``(a+)+$`` costs
+a job at most that, then it is switched off for the rest of the job and named in ``stats["rules_over_budget"]``.
 """
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +26,8 @@ from .prefilter import LiteralPrefilter
 from .schema import RuleSpec
 from .validate import validate
 
-REGEX_TIMEOUT_S = 0.25  # per search; a catastrophic pattern costs at most this per event
+REGEX_TIMEOUT_S = 0.25  # per search; a catastrophic pattern costs at most this per event...
+PATTERN_BUDGET_S = 1.0  # ...and at most this per job (built-in patterns spend ~1 ms a job)
 BASE_CONFIDENCE = {"info": 0.5, "low": 0.6, "medium": 0.75, "high": 0.85, "critical": 0.92}
 BOOST = 0.04
 LOWER = 0.15
@@ -61,11 +65,28 @@ class CompiledRule:
         return self.spec.id
 
 
-def _search(p: regex.Pattern[str], text: str) -> regex.Match[str] | None:
-    try:
-        return p.search(text, timeout=REGEX_TIMEOUT_S)
-    except TimeoutError:
-        return None
+class RegexBudget:
+    """Time each pattern has spent searching in the current job; a pattern past ``PATTERN_BUDGET_S`` is off."""
+
+    def __init__(self) -> None:
+        self.spent: dict[int, float] = {}  # id(pattern) -> seconds
+        self.off: dict[int, regex.Pattern[str]] = {}
+
+    def search(self, p: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+        key = id(p)
+        if key in self.off:
+            return None
+        spent = self.spent.get(key, 0.0)
+        t0 = time.perf_counter()
+        try:
+            m = p.search(text, timeout=max(0.001, min(REGEX_TIMEOUT_S, PATTERN_BUDGET_S - spent)))
+        except TimeoutError:
+            m = None
+        spent += time.perf_counter() - t0
+        self.spent[key] = spent
+        if spent >= PATTERN_BUDGET_S:
+            self.off[key] = p
+        return m
 
 
 class RuleSet:
@@ -118,6 +139,24 @@ class RuleSet:
                 self._always_rules.append(i)
         self.prefilter = LiteralPrefilter(match_patterns + [p.pattern for p in self.context_patterns])
         self._last: tuple[str | None, set[int]] = (None, set())
+        self.budget = RegexBudget()
+
+    def begin_job(self) -> None:
+        """Start a new job's regex time budget (``collect`` calls it before reading)."""
+        self.budget = RegexBudget()
+
+    def over_budget(self) -> list[dict[str, Any]]:
+        """The patterns switched off in this job for using up their time: ``{"rule_id", "pattern", "seconds"}``."""
+        if not self.budget.off:
+            return []
+        owner: dict[int, str] = {}
+        for r in self.rules:
+            for p in (*r.any, *r.all, *r.none):
+                owner.setdefault(id(p), r.id)
+            for i in (*r.requires, *r.boosts, *r.lowers, *r.absent):
+                owner.setdefault(id(self.context_patterns[i]), r.id)
+        return [{"rule_id": owner.get(k, "?"), "pattern": p.pattern[:200], "seconds": round(self.budget.spent[k], 3)}
+                for k, p in self.budget.off.items()]
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -167,7 +206,7 @@ class RuleSet:
             groups: dict[str, Any] = {}
             if rule.any:
                 for p in rule.any:
-                    m = _search(p, text)
+                    m = self.budget.search(p, text)
                     if m:
                         groups.update(m.groupdict())
                         break
@@ -175,12 +214,12 @@ class RuleSet:
                     continue
             ok = True
             for p in rule.all:
-                m = _search(p, text)
+                m = self.budget.search(p, text)
                 if not m:
                     ok = False
                     break
                 groups.update(m.groupdict())
-            if not ok or any(_search(p, text) for p in rule.none):
+            if not ok or any(self.budget.search(p, text) for p in rule.none):
                 continue
             values = {k: v for k, v in event.params.items() if isinstance(v, _SCALARS)}
             values.update({"rank": event.rank, "local_rank": event.local_rank, "host": event.host, "pid": event.pid})
@@ -202,8 +241,8 @@ class RuleSet:
         text = ev.text
         if text.count("\n") != ev.end_line - ev.line:
             return span
-        found = [m for p in rule.all if (m := _search(p, text))]
-        found += next(([m] for p in rule.any if (m := _search(p, text))), [])  # the first ``any`` that matches
+        found = [m for p in rule.all if (m := self.budget.search(p, text))]
+        found += next(([m] for p in rule.any if (m := self.budget.search(p, text))), [])  # the first ``any`` that matches
         lines: set[int] = set()
         for m in found:
             first = ev.line + text.count("\n", 0, m.start())
@@ -222,7 +261,7 @@ class RuleSet:
         patterns = self.context_patterns
         for k in keys:
             i = k - base
-            if i >= 0 and i not in hits and _search(patterns[i], text):
+            if i >= 0 and i not in hits and self.budget.search(patterns[i], text):
                 hits.add(i)
 
     def finalize(self, matches: Iterable[Match], hits: set[int], last_lines: dict[str, int] | None = None) -> list[Match]:

@@ -9,7 +9,7 @@ import string
 from collections.abc import Iterable
 
 import regex
-from jinja2 import TemplateSyntaxError
+from jinja2 import TemplateSyntaxError, nodes
 
 from ..taxonomy import ROOT_CAUSES
 from .loader import RuleFile
@@ -39,7 +39,10 @@ def group_names(rf: RuleFile) -> set[str]:
 
 
 class Validator:
-    """One check on one rule."""
+    """One check on one rule. ``warning = True``: its findings are printed by ``rules validate`` but do not make
+    the rule invalid (``validate_warnings``, not ``validate``)."""
+
+    warning = False
 
     def check(self, rf: RuleFile) -> list[Problem]:
         raise NotImplementedError
@@ -104,15 +107,31 @@ class MessagePlaceholdersAreGroups(Validator):
             name = regex.split(r"[.\[!:]", f, maxsplit=1)[0]
             if name not in known:
                 out.append((rf.where("message"), f"message placeholder {{{name}}} is not a named group of the rule"))
+        for _, f, spec, conv in string.Formatter().parse(rf.spec.message):
+            if f is not None and (spec or conv or "." in f or "[" in f):
+                # {msg:>2000000000} allocates gigabytes; {x.__class__} reaches into objects: plain {name} only
+                out.append((rf.where("message"), f"message placeholder {{{f}{'!' + conv if conv else ''}"
+                                                 f"{':' + spec if spec else ''}}} must be a plain {{name}} "
+                                                 "(no format spec, conversion, attribute or index)"))
         return out
 
 
 class FixTemplateCompiles(Validator):
+    """The fix compiles in the bounded sandbox, with no construct whose cost multiplies: a loop inside a loop, a
+    recursive loop, macros and call blocks, and no other templates (include/import/extends)."""
+
     def check(self, rf: RuleFile) -> list[Problem]:
         try:
+            ast = ENV.parse(rf.spec.fix)
             ENV.from_string(rf.spec.fix)
         except TemplateSyntaxError as exc:
             return [(rf.where("fix"), f"fix is not a valid jinja2 template: {exc.message}")]
+        refused = [f"{type(n).__name__.lower()}" for n in ast.find_all((nodes.Macro, nodes.CallBlock, nodes.Include,
+                                                                          nodes.Import, nodes.FromImport, nodes.Extends))]
+        refused += ["recursive loop" for n in ast.find_all(nodes.For) if n.recursive]
+        refused += ["loop inside a loop" for n in ast.find_all(nodes.For) if any(True for _ in n.find_all(nodes.For))]
+        if refused:
+            return [(rf.where("fix"), f"fix may not use: {', '.join(sorted(set(refused)))}")]
         return []
 
 
@@ -127,6 +146,70 @@ class UniqueIds(CrossRuleValidator):
         return out
 
 
+try:  # Python's own regex parser: enough to see the shape of a pattern (regex's extensions fail to parse: skipped)
+    import re._constants as _sc
+    import re._parser as _sp
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _sc  # type: ignore[no-redef]
+    import sre_parse as _sp  # type: ignore[no-redef]
+
+_REPEATS = {_sc.MAX_REPEAT, _sc.MIN_REPEAT} | ({_sc.POSSESSIVE_REPEAT} if hasattr(_sc, "POSSESSIVE_REPEAT") else set())
+
+
+def _children(op: object, av: object) -> list[list[tuple[object, object]]]:
+    if op in _REPEATS:
+        return [av[2]]  # type: ignore[index]
+    if op == _sc.SUBPATTERN:
+        return [av[-1]]  # type: ignore[index]
+    if op == _sc.BRANCH:
+        return list(av[1])  # type: ignore[index]
+    if op in (_sc.ASSERT, _sc.ASSERT_NOT):
+        return [av[1]]  # type: ignore[index]
+    return []
+
+
+def _has_unbounded(items: list[tuple[object, object]]) -> bool:
+    for op, av in items:
+        if op in _REPEATS and av[1] == _sc.MAXREPEAT:  # type: ignore[index]
+            return True
+        if any(_has_unbounded(c) for c in _children(op, av)):
+            return True
+    return False
+
+
+def _has_literal(items: list[tuple[object, object]]) -> bool:
+    """A literal character every match of ``items`` must contain (outside any repeat)."""
+    return any(op == _sc.LITERAL or (op == _sc.SUBPATTERN and _has_literal(av[-1])) for op, av in items)  # type: ignore[index]
+
+
+def nested_quantifier(pattern: str) -> bool:
+    """True when an unbounded repeat holds another unbounded repeat with no literal to anchor each round, as in
+    ``(a+)+`` or ``(\\w+\\s?)+``: a backtracking engine can take exponential time on a line that almost matches."""
+    try:
+        tree = _sp.parse(pattern)
+    except Exception:  # noqa: BLE001 - regex-module syntax Python's parser does not know
+        return False
+
+    def walk(items: list[tuple[object, object]]) -> bool:
+        for op, av in items:
+            if op in _REPEATS and av[1] == _sc.MAXREPEAT and _has_unbounded(av[2]) and not _has_literal(av[2]):  # type: ignore[index]
+                return True
+            if any(walk(c) for c in _children(op, av)):
+                return True
+        return False
+
+    return walk(list(tree))
+
+
+class NestedQuantifiers(Validator):
+    warning = True
+
+    def check(self, rf: RuleFile) -> list[Problem]:
+        return [(rf.where(where), "nested quantifier (like (a+)+): can backtrack for a very long time on a line "
+                                  "that almost matches; rewrite it, or it may hit its per-job time budget")
+                for where, p in _patterns(rf) if nested_quantifier(p)]
+
+
 def _all_subclasses(cls: type) -> list[type]:
     out = []
     for sub in cls.__subclasses__():
@@ -139,9 +222,22 @@ def validate(rfs: list[RuleFile]) -> list[Problem]:
     """Run every validator; returns problems as ``(path:line, message)``, empty when all rules are valid."""
     problems: list[Problem] = []
     for cls in _all_subclasses(Validator):
+        if cls.warning:
+            continue
         v = cls()
         for rf in rfs:
             problems.extend(v.check(rf))
     for cls in _all_subclasses(CrossRuleValidator):
         problems.extend(cls().check_all(rfs))
     return problems
+
+
+def validate_warnings(rfs: list[RuleFile]) -> list[Problem]:
+    """Findings of the ``warning`` validators (risky but valid rules), as ``(path:line, message)``."""
+    out: list[Problem] = []
+    for cls in _all_subclasses(Validator):
+        if cls.warning:
+            v = cls()
+            for rf in rfs:
+                out.extend(v.check(rf))
+    return out
