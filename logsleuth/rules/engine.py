@@ -68,6 +68,14 @@ class CompiledRule:
         return self.spec.id
 
 
+def _search(p: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+    """One search under the per-search timeout only (no job budget); a timeout counts as no match."""
+    try:
+        return p.search(text, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        return None
+
+
 class RegexBudget:
     """Time each pattern has spent searching in the current job; a pattern past ``PATTERN_BUDGET_S`` is off."""
 
