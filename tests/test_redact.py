@@ -46,11 +46,12 @@ payload = "{SECRETS['entropy']}"
 LOG = "".join(f"[rank0]: RuntimeError: {line}\n" for line in LOG.splitlines())
 
 
+@pytest.mark.parametrize("extra", [[], ["--explain"]])
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html"])
-def test_no_secret_in_any_format(tmp_path, fmt: str) -> None:
+def test_no_secret_in_any_format(tmp_path, fmt: str, extra: list[str]) -> None:
     p = tmp_path / "job.log"
     p.write_text(LOG)
-    res = CliRunner().invoke(app, ["analyze", str(p), "-f", fmt])
+    res = CliRunner().invoke(app, ["analyze", str(p), "-f", fmt, *extra])
     assert res.exit_code == 0, res.stderr
     for name, secret in SECRETS.items():
         assert secret not in res.stdout, f"{name} leaked in {fmt}"
