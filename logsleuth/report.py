@@ -47,11 +47,19 @@ _MD_LINE_START = regex.compile(r"^(\s*)([#>+=-])")
 _MD_NUMBERED = regex.compile(r"^(\s*\d+)([.)])")
 
 
-def md_text(value: Any, line_start: bool = False) -> str:
+_MD_CODE_SPAN = regex.compile(r"(`[^`\n]+`)")
+
+
+def md_text(value: Any, line_start: bool = False, keep_code: bool = False) -> str:
     """Log-derived text made inert in Markdown outside code: one line, HTML escaped (``<img>``, ``</details>``),
     link/image/emphasis/table punctuation backslash-escaped (``![x](https://...)`` shows as text), ``@`` written as
     ``&#64;`` (renders as @ but mentions nobody: ``@everyone``); with ``line_start`` (text that begins a line) a
-    heading/list/quote marker at its start is escaped too."""
+    heading/list/quote marker at its start is escaped too. ``keep_code``: code spans are kept as they are (a rule's
+    fix text, whose author writes `` `dmesg | grep Xid` ``; the log values rendered into it have no backticks:
+    ``rules.render.render_fix``)."""
+    if keep_code:
+        parts = _MD_CODE_SPAN.split(" ".join(str(value).split("\n")))
+        return "".join(p if i % 2 else md_text(p, line_start and i == 0) for i, p in enumerate(parts))
     text = " ".join(str(value).split("\n"))
     text = text.replace("&", "&amp;")
     text = _MD_INLINE.sub(r"\\\1", text)

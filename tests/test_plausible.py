@@ -72,3 +72,17 @@ def test_huge_numbers_in_every_sizing_place_are_ignored(tmp_path) -> None:
     assert res.exit_code == 0, res.output
     ranks = json.loads(res.stdout)["ranks"]
     assert ranks["world_size"] is None and ranks["seen"] == [3] and ranks["missing"] == []
+
+
+def test_huge_numbers_in_fact_lines_are_ignored(tmp_path) -> None:
+    huge = "9" * 5000
+    p = tmp_path / "job.log"
+    p.write_text("\n".join([
+        f"[rank0]: OSError: [Errno {huge}] No space left on device",
+        f"[2024-05-01 10:00:00,000] [INFO] [launch.py:316:sigkill_handler] Killing subprocess {huge}",
+        f"subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status {huge}.",
+        f"NVRM: Xid (PCI:0000:3b:00): {huge}, pid=4242, GPU has fallen off the bus.",
+        f"exits with return code = {huge}",
+    ]) + "\n")
+    res = CliRunner().invoke(app, ["analyze", str(p), "-f", "json", "--no-model"])
+    assert res.exit_code == 0, res.output

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import regex
 
+from .. import plausible
 from ..types import Event
 from . import tables
 from .kinds import (CudaError, ExceptionFact, Fact, GpuHardware, NcclWarning, NumericHealth, ProcessExit,
@@ -17,6 +18,11 @@ from .kinds import (CudaError, ExceptionFact, Fact, GpuHardware, NcclWarning, Nu
 
 _I = regex.IGNORECASE
 # --- process exits --------------------------------------------------------------------------------------------
+
+def _code(text: str | None) -> int | None:
+    """An exit code, signal or errno number from a log line (``plausible.number``: a 5000-digit one is None)."""
+    return plausible.number(text, minimum=-(1 << 31))
+
 _ELASTIC_EXIT = regex.compile(r"exitcode\s*:\s*(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?"
                               r"|failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)")
 _ELASTIC_SIGNAL = regex.compile(r"Signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\) received by PID (?P<pid>\d+)")
@@ -116,44 +122,44 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     p = ev.params
     if ev.source == "elastic" or "exitcode" in text:
         m = _ELASTIC_EXIT.search(text)
-        if m and int(m["code"]) != 0:
+        if m and _code(m["code"]) != 0:
             s = _ELASTIC_SIGNAL.search(text)
-            _exit(ev, out, int(m["code"]), "torchrun", signal=s["name"] if s else None,
+            _exit(ev, out, _code(m["code"]), "torchrun", signal=s["name"] if s else None,
                   proc=int(m["pid"]) if m["pid"] else p.get("pid") if isinstance(p.get("pid"), int) else None)
             return
-    if "return code =" in text and (m := _DS_EXIT.search(text)) and int(m["code"]) != 0:
-        _exit(ev, out, int(m["code"]), "deepspeed")
+    if "return code =" in text and (m := _DS_EXIT.search(text)) and _code(m["code"]) != 0:
+        _exit(ev, out, _code(m["code"]), "deepspeed")
     elif "non-zero exit status" in text and (m := _SUBPROCESS_EXIT.search(text)):
-        _exit(ev, out, int(m["code"]), "subprocess")
+        _exit(ev, out, _code(m["code"]), "subprocess")
     if "exited on signal" in text and (m := _MPI.search(text)):
-        _exit(ev, out, None, "mpirun", signal=tables.SIGNALS.get(int(m["num"])), detail=m["word"],
-              task=int(m["rank"]), node=m["node"], proc=int(m["pid"]))
-    if "ssh exited" in text and (m := _PDSH.search(text)) and int(m["code"]) != 0:
-        _exit(ev, out, int(m["code"]), "pdsh", node=m["node"])
+        _exit(ev, out, None, "mpirun", signal=tables.SIGNALS.get(_code(m["num"])), detail=m["word"],
+              task=plausible.rank(m["rank"]), node=m["node"], proc=plausible.pid(m["pid"]))
+    if "ssh exited" in text and (m := _PDSH.search(text)) and _code(m["code"]) != 0:
+        _exit(ev, out, _code(m["code"]), "pdsh", node=m["node"])
     if "srun: error" in text and (m := _SRUN.search(text)):
         what = m["what"].strip()
         code_m = regex.search(r"[Ee]xit(?:ed with exit)? code (\d+)", what)
         sig = next((s for w, s in tables.SIGNAL_WORDS.items() if what.startswith(w)), None)
-        task = int(m["task"]) if m["task"].isdigit() else None
+        task = plausible.rank(m["task"])
         if sig or code_m:
-            _exit(ev, out, int(code_m[1]) if code_m else None, "slurm", signal=sig, detail=what, task=task,
+            _exit(ev, out, _code(code_m[1]) if code_m else None, "slurm", signal=sig, detail=what, task=task,
                   node=m["node"])
     if "Worker exit type" in text and (m := _RAY_EXIT.search(text)) and m["type"] != "INTENDED_USER_EXIT":
         sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", text) else None
         _exit(ev, out, None, "ray", signal=sig, detail=m["type"])
     if "DataLoader worker" in text and (m := _DATALOADER.search(text)):
         _exit(ev, out, None, "dataloader", signal=tables.SIGNAL_WORDS.get(m["word"].strip()), detail=m["word"].strip(),
-              proc=int(m["pid"]))
+              proc=plausible.pid(m["pid"]))
     elif m := _MP_SIGNAL.search(text):
         _exit(ev, out, None, "multiprocessing", signal=m["name"])
     if "Fatal Python error" in text and (m := _FAULTHANDLER.search(text)):
         _exit(ev, out, None, "faulthandler", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
-        _exit(ev, out, None, "glog", signal=m["name"], proc=int(m["pid"]))
+        _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
         _exit(ev, out, None, "shell", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
-    if not out and (m := _K8S_EXIT.search(text)) and 128 < int(m["code"]) < 160:
-        _exit(ev, out, int(m["code"]), "kubernetes")
+    if not out and (m := _K8S_EXIT.search(text)) and 128 < (_code(m["code"]) or 0) < 160:
+        _exit(ev, out, _code(m["code"]), "kubernetes")
 
 
 def _family(typ: str, module: str, message: str, errno: int | None) -> str:
@@ -173,7 +179,7 @@ def _exception(ev: Event, typ: str, message: str, *, innermost: str = "", user: 
                caused_by: str = "") -> ExceptionFact:
     module = typ.rsplit(".", 1)[0] if "." in typ else ""
     e = _ERRNO.search(message)
-    errno = int(e["n"]) if e else None
+    errno = _code(e["n"]) if e else None
     return ExceptionFact(event=ev, type=typ, module=module, message=message[:500],
                          family=_family(typ, module, message, errno), errno=errno, innermost=innermost,
                          user_code=user, caused_by=caused_by)
@@ -209,7 +215,7 @@ def _chained_cause(text: str) -> str:
 def _device(ev: Event, text: str, out: list[Fact]) -> None:
     if "NCCL WARN" in text and (m := _NCCL_WARN.search(text)):
         r = _NCCL_RESULT.search(text)
-        out.append(NcclWarning(event=ev, file=m["file"], src_line=int(m["line"]),
+        out.append(NcclWarning(event=ev, file=m["file"], src_line=plausible.number(m["line"]),
                                subsystem=tables.nccl_subsystem(m["file"]), result=r["r"] if r else ""))
     if "CUDA" in text or "Cuda" in text or "cudaError" in text:
         name_m = _CUDA_NAME.search(text)
@@ -224,7 +230,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         elif name_m:
             out.append(CudaError(event=ev, name=name_m["name"]))
     if "NVRM" in text and (m := _XID.search(text)):
-        xid = int(m["xid"])
+        xid = plausible.number(m["xid"])
         meaning, hw = tables.XID.get(xid, ("", False))
         out.append(GpuHardware(event=ev, what="xid", xid=xid, meaning=meaning, hardware=hw, device=m["dev"]))
     elif "fallen off" in text and _FALLEN.search(text):

@@ -215,7 +215,10 @@ def render_fix(template: str, values: dict[str, Any], references: tuple[str, ...
     ``render_bounded`` falls back to the raw template text.
     """
     try:
-        text = render_bounded(template, {k: v for k, v in values.items() if v is not None})
+        # log values lose their backticks: in a Markdown report the fix's own code spans are kept as written, and a
+        # value must not close one and start live markup
+        safe = {k: v.replace("`", "'") if isinstance(v, str) else v for k, v in values.items() if v is not None}
+        text = render_bounded(template, safe)
     except Exception:  # noqa: BLE001 - a bad fix must never hide the diagnosis
         text = template
     summary: list[str] = []
