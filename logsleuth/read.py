@@ -29,6 +29,7 @@ from .errors import InputError
 class SizeLimitError(InputError):
     """The job's (decompressed) bytes passed ``ReadStats.max_bytes``."""
 
+
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: longer lines are cut (a 10 MB JSON dump says nothing a rule needs)
 BUFFER_BYTES = 1 << 20
 SNIFF_BYTES = 8192
@@ -190,8 +191,9 @@ class Decompressed(io.RawIOBase):
     def _step(self) -> bytes:
         """The next piece of output (possibly empty); sets ``_done`` (and ``fault``) at the end."""
         if not self._pending:
-            self._pending = self._raw.read(1 << 16)
-            self.compressed += len(self._pending)
+            block = self._raw.read(1 << 16)
+            self.compressed += len(block)
+            self._pending = memoryview(block) if self._kind == "zst" else block
             if not self._pending:
                 return self._stop("the compressed stream ends before its end marker (truncated file)"
                                   if self._in_member else None)
@@ -201,13 +203,14 @@ class Decompressed(io.RawIOBase):
                 out = self._dec.decompress(self._pending, DECOMPRESS_CHUNK)
                 self._pending = self._dec.unconsumed_tail
             else:
-                piece, self._pending = self._pending[:_ZSTD_FEED], self._pending[_ZSTD_FEED:]
+                piece, self._pending = self._pending[:_ZSTD_FEED], self._pending[_ZSTD_FEED:]  # memoryviews: no copy
                 out = self._dec.decompress(piece)
         except Exception as exc:  # noqa: BLE001 - zlib.error / zstandard.ZstdError: corrupt data
             return self._stop(f"corrupt compressed data ({exc})")
         if self._dec.eof:  # end of one member/frame: another may follow (concatenated .gz/.zst files)
-            rest = self._dec.unused_data + self._pending
-            self._pending = rest if rest.strip(b"\0") else b""  # zero padding after the last member is allowed
+            rest = self._dec.unused_data + bytes(self._pending)
+            rest = rest if rest.strip(b"\0") else b""  # zero padding after the last member is allowed
+            self._pending = memoryview(rest) if self._kind == "zst" else rest
             self._in_member = False
             self._dec = self._new()
         self.produced += len(out)
