@@ -19,6 +19,7 @@ from .jobfiles import error_file_event, error_files, infer
 from .parse import gate as parse_gate
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso
+from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .types import Diagnosis, Event, Match
@@ -50,6 +51,7 @@ class JobState:
     world_size: int | None = None
     ranks: dict[int, RankActivity] = field(default_factory=dict)
     hosts: set[str] = field(default_factory=set)
+    progress: ProgressTracker = field(default_factory=ProgressTracker)  # per-rank last step printed
 
 
 @dataclass
@@ -96,6 +98,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
                 act.last = last_time
             if ev.host:
                 act.hosts.add(ev.host)
+            state.progress.add(ev, last_time)
         if ev.host:
             state.hosts.add(ev.host)
         found = match_event(ev)
@@ -188,6 +191,10 @@ def _rank_summary(state: JobState, diag: Diagnosis) -> dict[str, Any]:
                  and (_normalise(state.ranks[r].last, year) or ff_time) < ff_time]
         out["silent_before_failure"] = quiet
     out["last_seen"] = {str(r): iso(_normalise(state.ranks[r].last, year)) for r in seen if state.ranks[r].last}
+    prog = state.progress.ranks
+    out["progress"] = {str(r): prog[r].to_dict() for r in sorted(prog) if prog[r].lines}
+    sf = silent_first(prog)
+    out["silent_first"] = {"ranks": list(sf.ranks), "reason": sf.reason, "detail": sf.detail} if sf else None
     return out
 
 
