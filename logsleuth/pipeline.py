@@ -15,6 +15,8 @@ from .diagnose import diagnose
 from .errors import InputError
 from .facts import GATE as FACTS_GATE
 from .facts import find_versions, find_world_size
+from .flight import from_paths as flight_from_paths
+from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
 from .parse import gate as parse_gate
 from .parse import parse
@@ -50,6 +52,7 @@ class JobState:
     years: dict[int, int] = field(default_factory=dict)  # year -> count of full timestamps
     world_size: int | None = None
     ranks: dict[int, RankActivity] = field(default_factory=dict)
+    last_time: datetime | None = None  # the job's latest timed line (raw, maybe year-less)
     hosts: set[str] = field(default_factory=set)
     progress: ProgressTracker = field(default_factory=ProgressTracker)  # per-rank last step printed
 
@@ -78,6 +81,8 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             last_lines[ev.path] = ev.end_line
         if ev.time is not None:
             last_time = ev.time
+            if state.last_time is None or _later(ev.time, state.last_time):
+                state.last_time = ev.time
             if ev.time.year != YEARLESS:
                 state.years[ev.time.year] = state.years.get(ev.time.year, 0) + 1
         text = ev.text
@@ -126,6 +131,13 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.clock[id(ev)] = ev.time or last_time
 
 
+def _later(a: datetime, b: datetime) -> bool:
+    """``a`` after ``b``; a full date beats a year-less one (year-less clocks come from launchers' glog lines)."""
+    if (a.year == YEARLESS) != (b.year == YEARLESS):
+        return a.replace(year=2000) > b.replace(year=2000)
+    return a > b
+
+
 GATE_TAIL_LINES = 400  # every file's last lines are always parsed: how a log ends tells hangs (``tail_lines`` rules)
 GATE_BLOCK_LINES = 300  # lines kept after a traceback/summary start
 
@@ -171,6 +183,13 @@ def _order(state: JobState, file_index: dict[str, int], kept: Sequence[Event]) -
     if not use_time:
         return lambda e: (file_index.get(e.path, 0), e.line)
     return lambda e: (times.get(id(e)) or datetime.max, file_index.get(e.path, 0), e.line)
+
+
+def _progress_in_job_year(state: JobState) -> dict[int, Any]:
+    """Per-rank progress with year-less times given the job's year (so they compare with launcher lines)."""
+    year = _job_year(state)
+    return {r: dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
+            for r, p in state.progress.ranks.items()}
 
 
 def _rank_summary(state: JobState, diag: Diagnosis) -> dict[str, Any]:
@@ -285,9 +304,12 @@ def analyze(
         order=order, stats=stats, versions=state.versions, elastic_root=state.elastic_root,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(state, diag))
+    year = _job_year(state)
     if model:
         from .classify import apply as apply_model
 
         diag = apply_model(diag, state.notable, list(state.tail), explain=explain)
+    flight = flight_from_paths([p for p in given if p != "-"], state.world_size)
+    diag = decide_hang(diag, flight=flight, progress=_progress_in_job_year(state), end=_normalise(state.last_time, year))
     diag.stats["seconds"] = round(time.perf_counter() - t0, 4)
     return diag
