@@ -22,14 +22,15 @@ from .progress import RankProgress, SilentFirst, last_progress_time, silent_firs
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix, Hypothesis, Match
 
-WAITER_ROOTS = frozenset({"collective_timeout", "collective_mismatch", "peer_process_died"})
+WAITER_ROOTS = frozenset({"collective_timeout", "collective_mismatch"})  # the waiters time out: name who they waited for
 # diagnoses a stalled job turns into when nothing else explains it (the SIGTERM/kill came after the stall)
 QUIET_ROOTS = frozenset({"job_preempted", "terminal_hangup", "no_failure", "unknown", "silent_hang"})
 STALL_FACTOR = 10.0
 STALL_MIN_SECONDS = 10.0
 FLIGHT_CONFIDENCE = 0.92
 FLIGHT_PARTIAL_CONFIDENCE = 0.85
-PROGRESS_CONFIDENCE = 0.6
+PROGRESS_CONFIDENCE = 0.6  # the culprit named from progress alone
+STALL_CONFIDENCE = 0.85  # silent_hang when progress stopped long before the job was killed from outside
 FR_DOCS = "https://docs.pytorch.org/tutorials/unstable/flight_recorder_tutorial.html"
 NCCL_ENV_DOCS = "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html"
 
@@ -149,11 +150,12 @@ def decide(diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int
         rule_id = "flight-recorder"
     elif sf is not None:
         ev = _progress_event(sf.progress[0])
-        conf = PROGRESS_CONFIDENCE if new_root == "silent_hang" else min(diag.confidence, 0.9)
+        conf = (STALL_CONFIDENCE if stall.stalled else PROGRESS_CONFIDENCE) if new_root == "silent_hang" \
+            else diag.confidence
         rule_id = "rank-progress"
     else:  # silent hang with no rank to name: the job's progress as a whole stopped
         ev = diag.first_failure
-        conf = PROGRESS_CONFIDENCE
+        conf = STALL_CONFIDENCE
         rule_id = "rank-progress"
     conf = round(float(conf), 3)  # type: ignore[arg-type]
     symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence if m.event is not ev) + diag.symptoms
@@ -177,6 +179,6 @@ def decide(diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int
         message = f"{diag.message} Culprit: {detail}" if detail and diag.message else (detail or diag.message)
     return dataclasses.replace(
         diag, verdict="failure", root_cause=new_root, title=title, message=message, confidence=conf,
-        rule_id=rule_id if new_root != root else diag.rule_id, severity=diag.severity or "high", hypotheses=hyps,
+        rule_id=rule_id if new_root != root else diag.rule_id, severity="high", hypotheses=hyps,
         first_failure=ev if ev is not None else diag.first_failure, evidence=evidence, symptoms=symptoms[:50],
         fix=_fix(new_root, culprit, diag.fix if new_root == root else Fix()), ranks=ranks_info, culprit=culprit)

@@ -70,7 +70,7 @@ def test_pickle_of_a_bare_global_or_build_is_refused() -> None:
 def test_cli_refuses_a_malicious_dump_with_one_line_and_exit_2(tmp_path: Path) -> None:
     job = tmp_path / "job"
     job.mkdir()
-    src = CORPUS / "logs/gen-flight-stall/stall_pickle_ws3_rank2/job.log"
+    src = CORPUS / "logs/gen-flight-hangs/stall-stall_pickle_ws3_rank2/job.log"
     (job / "job.log").write_bytes(src.read_bytes())
     target = tmp_path / "pwned"
     (job / "nccl_trace_rank_0").write_bytes(pickle.dumps(_fr_dict([{"evil": _Boom(target)}])))
@@ -124,7 +124,7 @@ def test_dumps_name_the_culprit(row: dict[str, str]) -> None:
 
 
 def test_pickle_only_and_json_only_dumps_agree() -> None:
-    job = CORPUS / "logs/gen-flight-stall/stall_both_ws4_rank0/fr"
+    job = CORPUS / "logs/gen-flight-hangs/stall-stall_both_ws4_rank0/fr"
     pk = [load_dump(str(f)) for f in sorted(job.iterdir()) if not f.name.endswith(".json")]
     js = [load_dump(str(f)) for f in sorted(job.iterdir()) if f.name.endswith(".json")]
     a, b = analyse(pk).to_dict(), analyse(js).to_dict()

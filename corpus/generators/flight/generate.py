@@ -2,7 +2,7 @@
 
 Every variant runs the real ``torchrun`` on ``workload.py`` (gloo, CPU) with ``TORCH_FR_BUFFER_SIZE`` set, so torch
 records each collective; dumps are written to ``TORCH_FR_DUMP_TEMP_FILE<rank>`` (see workload.py). The job
-directory ``corpus/logs/gen-flight-<scenario>/<variant>/`` gets the console output (``job.log``, what
+directory ``corpus/logs/gen-flight-hangs/<scenario>-<variant>/`` gets the console output (``job.log``, what
 ``torchrun ... 2>&1 | tee job.log`` captures), the dumps under ``fr/`` and, for ``--log-dir`` variants, torchrun's
 per-rank tree. Rows go to ``corpus/manifest.d/flight.csv``; each row's notes name the culprit rank.
 
@@ -63,7 +63,7 @@ class Variant:
 
     @property
     def rel(self) -> str:
-        return f"logs/gen-flight-{self.scenario}/{self.name}"
+        return f"logs/gen-flight-hangs/{self.scenario}-{self.name}"  # one group: one generator, one workload
 
 
 def W(*a: str) -> list[str]:
