@@ -22,6 +22,7 @@ from .progress import RankProgress, SilentFirst, last_progress_time, silent_firs
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix, Hypothesis, Match
 
+FACT_DECIDED = frozenset({"silent_hang"})  # root causes decided here from facts, with no rule of their own
 WAITER_ROOTS = frozenset({"collective_timeout", "collective_mismatch"})  # the waiters time out: name who they waited for
 # diagnoses a stalled job turns into when nothing else explains it (the SIGTERM/kill came after the stall)
 QUIET_ROOTS = frozenset({"job_preempted", "terminal_hangup", "no_failure", "unknown", "silent_hang"})
@@ -87,6 +88,13 @@ def culprit_fields(fa: FlightAnalysis | None, sf: SilentFirst | None) -> dict[st
                 "confidence": PROGRESS_CONFIDENCE, "detail": sf.detail,
                 "last_progress": [p.to_dict() for p in sf.progress]}
     return {}
+
+
+def culprit_line(culprit: dict[str, object]) -> str:
+    """One line for terminals (``verify``): ``rank 2 (flight recorder, 0.92): <detail>``."""
+    ranks = ", ".join(map(str, culprit.get("ranks") or []))  # type: ignore[call-overload]
+    src = str(culprit.get("source", "")).replace("_", " ")
+    return f"rank {ranks} ({src}, {float(culprit.get('confidence') or 0):.2f}): {culprit.get('detail', '')}"  # type: ignore[arg-type]
 
 
 def _fix(root: str, culprit: dict[str, object], old: Fix) -> Fix:

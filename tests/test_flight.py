@@ -168,3 +168,20 @@ def test_without_dumps_progress_names_the_silent_rank_where_it_can(row: dict[str
     if d.culprit:
         assert d.culprit["source"] == "progress" and d.culprit["ranks"] == [_truth(row)]
         assert d.culprit["confidence"] < 0.7 and d.first_failure.rank == _truth(row)
+
+
+def test_scan_and_verify_show_the_same_culprit_fields(rules, tmp_path) -> None:
+    from logsleuth.scan import scan
+    from logsleuth.verify.report import _run_dict
+    from logsleuth.verify.run import ProbeConfig, ProbeRun
+
+    job = CORPUS / "logs/gen-flight-hangs/subgroup-pair_stall_ws4_rank2"
+    d = analyze([str(job)], rules=rules, model=False)
+    table = scan([str(job.parent)], group_by="file", jobs=1, rules=rules, model=False)
+    row = table[table["job"].map(os.path.normpath) == os.path.normpath(str(job))].iloc[0]
+    assert row["culprit_ranks"] == "2" and d.culprit["ranks"] == [2] and row["first_failure_rank"] == 2
+    assert row["culprit_source"] == "flight_recorder" and row["culprit_process_group"] == d.culprit["process_group"]
+    assert row["culprit_collective"].startswith(d.culprit["collective"]["op"] + " #")
+    run = ProbeRun("probe", ProbeConfig(backend="gloo"), ("torchrun",), {}, 1, False, 1.0, tmp_path, (), (), (), d, ())
+    got = _run_dict(run)["diagnosis"]
+    assert got["culprit"] == d.culprit and got["first_failure_rank"] == 2

@@ -140,12 +140,32 @@ def sniff(path: str) -> str | None:
             head = f.read(4096)
     except OSError:
         return None
-    if head[:1] == b"\x80" and len(head) > 2:
+    # torch's dict keys show in the first bytes (pickle: "version", "pg_config"...; JSON sorted: "comm_lib_version",
+    # "entries"...), so another pickle or JSON file with a rank-like name is not taken for a dump
+    if head[:1] == b"\x80" and b"version" in head and (b"pg_config" in head or b"entries" in head):
         return "pickle"
-    stripped = head.lstrip()
-    if stripped[:1] == b"{" and (b'"entries"' in head or b'"pg_status"' in head or b'"version"' in head):
+    if head.lstrip()[:1] == b"{" and b'"entries"' in head and (
+            b'"comm_lib_version"' in head or b'"pg_config"' in head or b'"pg_status"' in head):
         return "json"
     return None
+
+
+def holds_dumps(d: str) -> bool:
+    """True when directory ``d`` or one of its direct sub-directories (``fr/``) holds a dump (sniffs names first)."""
+    try:
+        with os.scandir(d) as it:
+            entries = list(it)
+        for e in entries:
+            if e.is_file() and sniff(e.path):
+                return True
+        for e in entries:
+            if e.is_dir():
+                with os.scandir(e.path) as sub:
+                    if any(s.is_file() and sniff(s.path) for s in sub):
+                        return True
+    except OSError:
+        return False
+    return False
 
 
 def find_dumps(roots: list[str]) -> list[str]:

@@ -62,8 +62,13 @@ class Variant:
     env: dict[str, str] = field(default_factory=dict)
 
     @property
-    def rel(self) -> str:
+    def dir(self) -> str:
         return f"logs/gen-flight-hangs/{self.scenario}-{self.name}"  # one group: one generator, one workload
+
+    @property
+    def rel(self) -> str:
+        """The manifest entry: the job directory when it holds several files (dumps, --log-dir), else its log."""
+        return self.dir if self.dumps or self.logdir else f"{self.dir}/job.log"
 
 
 def W(*a: str) -> list[str]:
@@ -218,7 +223,7 @@ def main() -> int:
         port = 29900 + VARIANTS.index(v)
         t0 = time.monotonic()
         out, job = run_variant(v, port)
-        dest = CORPUS / v.rel
+        dest = CORPUS / v.dir
         if v.logdir:
             copy_logdir(job, dest, out)
             (dest / "console.log").rename(dest / "job.log")
