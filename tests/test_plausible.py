@@ -83,6 +83,7 @@ def test_huge_numbers_in_fact_lines_are_ignored(tmp_path) -> None:
         f"subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status {huge}.",
         f"NVRM: Xid (PCI:0000:3b:00): {huge}, pid=4242, GPU has fallen off the bus.",
         f"exits with return code = {huge}",
+        f"[rank0]: epoch {huge} step {huge} loss 0.5",  # a progress line (progress.progress_counter)
     ]) + "\n")
     res = CliRunner().invoke(app, ["analyze", str(p), "-f", "json", "--no-model"])
     assert res.exit_code == 0, res.output
