@@ -21,6 +21,7 @@ from .facts import GATE as FACTS_GATE
 from .facts import find_versions, find_world_size
 from .factlayer import GATE as FACT_LAYER_GATE
 from .factlayer import Fact, facts_of
+from .factlayer.reason import crash_library
 from .jobfiles import error_file_event, error_files, infer
 from .parse import gate as parse_gate
 from .parse import parse
@@ -313,6 +314,7 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
         order=order, stats=dict(evidence.stats), versions=dict(evidence.versions), elastic_root=evidence.elastic_root,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
+    diag = _name_crash_library(evidence, diag)
     if model is None or (rule_decides(diag) and not explain):
         return diag  # the model could not change the answer: do not even load it
     clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
@@ -320,6 +322,18 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
         return diag
     notable, tail = evidence.notable, evidence.tail
     return combine(diag, lambda: clf.vote(notable, tail, diag, explain=explain), rules, explain=explain)
+
+
+def _name_crash_library(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """A native crash names the library of the innermost native frame when the log prints the stack."""
+    if diag.root_cause != "native_crash" or diag.first_failure is None:
+        return diag
+    frame = crash_library(evidence.facts, diag.first_failure)
+    if frame is None:
+        return diag
+    where = f"{frame.library}" + (f" ({frame.symbol})" if frame.symbol else "")
+    msg = f"{diag.message} Innermost native frame outside the runtime: {where}, line {frame.line}."
+    return dataclasses.replace(diag, message=msg)
 
 
 def _shipped_model() -> Voter | None:
