@@ -301,4 +301,4 @@ def _frames(ev: Event, text: str, out: list[Fact]) -> None:
                 continue
             i = m.groupdict().get("i")
             out.append(NativeFrame(event=ev, library=lib, symbol=(m["sym"] or "").strip()[:200],
-                                   index=int(i) if i else None))
+                                   index=plausible.number(i)))
