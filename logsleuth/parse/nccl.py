@@ -35,6 +35,8 @@ def recognise(body: str) -> Recognised | None:
         rec.params["cuda_dev"] = plausible.number(m["dev"])
     r = _COMM_RANK.search(body, m.end())
     if r:
-        rec.rank = plausible.rank(r["rank"])
+        # a communicator (group) rank, not the global rank: ``parse._event`` uses it only when neither the line's
+        # prefix nor the file's path names the global rank
+        rec.params["comm_rank"] = plausible.rank(r["rank"])
         rec.params["nranks"] = plausible.world_size(r["nranks"])
     return rec
