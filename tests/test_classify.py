@@ -338,7 +338,7 @@ def test_eval_on_the_whole_corpus_holds_the_issue_bars(rules) -> None:
     assert c["no_failure_fp_rate"] == 0.0
     for label, pc in r["per_class"].items():
         assert c["per_class"][label]["recall"] >= pc["recall"], label
-    assert set(c["by_split"]) == {"dev", "heldout"}
+    assert set(c["by_split"]) == {r.get("split") or "dev" for r in manifest_rows()}  # every split is reported
     assert c["by_split"]["dev"]["accuracy"] == 1.0  # the rules decide every dev log the same way with the model on
     ablated = evaluate(CORPUS, rules=rules, samples=samples, drop_rule_lines=True).scores
     assert ablated["combined"]["accuracy"] > ablated["rules"]["accuracy"]
