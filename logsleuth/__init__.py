@@ -12,7 +12,7 @@ from .errors import InputError, LogsleuthError, ModelError, RuleError
 from .pipeline import analyze
 from .report import render, to_dict
 from .rules import RuleSet, load_rules
-from .scan import scan  # the function shadows the module on purpose: logsleuth.scan(paths) -> DataFrame
+from . import scan  # a callable module: logsleuth.scan(paths) -> DataFrame, and logsleuth.scan.COLUMNS / .read_table
 from .types import Diagnosis, Event, Fix, Hypothesis, Match
 
 __version__ = "0.1.0"

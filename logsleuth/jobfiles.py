@@ -14,6 +14,7 @@ Layouts recognised (the path may tell rank/host/pid, never the diagnosis):
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +28,9 @@ _ATTEMPT_ERR = regex.compile(r"(?:^|/)attempt_(?P<attempt>\d+)/(?P<local_rank>\d
 _RAY_WORKER = regex.compile(r"(?:^|/)(?:python-core-)?worker-[0-9a-f]+-(?:[0-9a-f]+-)?(?P<pid>\d+)\.(?:out|err|log)$")
 # "rank3.log", "train_rank3.out", "worker-rank-3.err": the rank number right before the extension
 _RANK_FILE = regex.compile(r"(?:^|[/_.-])(?<!node[_-]?)(?<!local[_-]?)rank[_-]?(?P<rank>\d+)\.(?:log|out|err|txt)(?:\.gz|\.zst)?$", flags=regex.I)
+# a directory holding one of these files is a Ray session's log folder (``session_*/logs``)
+RAY_SESSION_MARKERS = ("raylet.out", "gcs_server.out")
+_ATTEMPT_DIR = regex.compile(r"attempt_\d+")
 _SLURM_TASK = regex.compile(r"(?:^|/)(?:[\w.]+-)?(?P<job>\d+)[-_](?P<task>\d+)\.(?:out|err|log)$")
 
 
@@ -58,6 +62,22 @@ def infer(path: str) -> PathFacts:
     if m:
         return PathFacts(rank=int(m["task"]), kind="slurm")
     return PathFacts()
+
+
+def is_layout_root(d: str) -> bool:
+    """True when directory ``d`` is where a multi-file layout starts, read as one job by ``analyze`` and ``scan``:
+    a torchrun ``--log-dir`` run (has ``attempt_<n>/`` sub-directories) or a Ray session log folder (holds
+    ``raylet.out`` or ``gcs_server.out``). An unreadable directory is not one."""
+    try:
+        with os.scandir(d) as it:
+            for e in it:
+                if e.name in RAY_SESSION_MARKERS and e.is_file():
+                    return True
+                if _ATTEMPT_DIR.fullmatch(e.name) and e.is_dir():
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def error_files(roots: list[str]) -> list[str]:

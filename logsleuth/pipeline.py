@@ -1,4 +1,5 @@
-"""The analysis pipeline for one job: read -> parse -> rules -> diagnose, streaming with bounded memory."""
+"""The analysis pipeline for one job: ``collect`` (read -> parse -> rules, streaming with bounded memory) gives a
+frozen ``JobEvidence``; ``decide`` (pure: rules' context -> diagnose -> model vote) gives the ``Diagnosis``."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,10 +10,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Protocol
 
+from .combine import combine, rule_decides
 from .diagnose import diagnose
 from .errors import InputError
+from .evidence import JobEvidence, RankActivity
 from .facts import GATE as FACTS_GATE
 from .facts import find_versions, find_world_size
 from .jobfiles import error_file_event, error_files, infer
@@ -22,6 +26,13 @@ from .parse.timestamps import YEARLESS, iso
 from .read import LineGate, ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .types import Diagnosis, Event, Match
+
+class Voter(Protocol):
+    """What ``decide`` needs of a model: ``classify.model.Classifier.vote``."""
+
+    def vote(self, notable: Sequence[Event], tail: Sequence[Event], diagnosis: Diagnosis | None = None, *,
+             explain: bool = False) -> Any: ...
+
 
 MAX_MATCHES_PER_RULE = 500  # a symptom repeated on a million lines needs no more evidence than this
 MAX_UNEXPLAINED = 200
@@ -48,13 +59,13 @@ class JobState:
     clock: dict[int, datetime | None] = field(default_factory=dict)  # id(kept event) -> its time, or the file's last time before it
     years: dict[int, int] = field(default_factory=dict)  # year -> count of full timestamps
     world_size: int | None = None
-    ranks: dict[int, RankActivity] = field(default_factory=dict)
+    ranks: dict[int, RankTally] = field(default_factory=dict)
     hosts: set[str] = field(default_factory=set)
 
 
 @dataclass
-class RankActivity:
-    """One rank's footprint in the job: events seen, error events, first/last time (raw, maybe year-less)."""
+class RankTally:
+    """One rank's footprint while streaming (frozen into ``evidence.RankActivity`` by ``collect``)."""
 
     events: int = 0
     errors: int = 0
@@ -88,7 +99,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         if rank is not None:
             act = state.ranks.get(rank)
             if act is None:
-                act = state.ranks[rank] = RankActivity()
+                act = state.ranks[rank] = RankTally()
             act.events += 1
             act.errors += ev.is_error
             if last_time is not None:
@@ -160,73 +171,61 @@ def _normalise(t: datetime | None, year: int | None) -> datetime | None:
     return t
 
 
-def _order(state: JobState, file_index: dict[str, int], kept: Sequence[Event]) -> Callable[[Event], Any]:
+def _order(ev: JobEvidence, kept: Sequence[Event]) -> Callable[[Event], Any]:
     """Sort key for the job's time line: time across files when every kept event has one, else file order."""
-    year = _job_year(state)
-    times = {k: _normalise(t, year) for k, t in state.clock.items()}
+    file_index = ev.file_index
+    times = ev.clock
     use_time = len(file_index) > 1 and bool(kept) and all(times.get(id(e)) is not None for e in kept)
     if not use_time:
         return lambda e: (file_index.get(e.path, 0), e.line)
     return lambda e: (times.get(id(e)) or datetime.max, file_index.get(e.path, 0), e.line)
 
 
-def _rank_summary(state: JobState, diag: Diagnosis) -> dict[str, Any]:
+def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     """Which ranks/hosts reported, which never appeared, which fell silent before the first failure."""
-    if not state.ranks and not state.hosts:
+    if not ev.ranks and not ev.hosts:
         return {}
-    year = _job_year(state)
-    seen = sorted(state.ranks)
-    out: dict[str, Any] = {"world_size": state.world_size, "seen": seen, "hosts": sorted(state.hosts),
-                           "with_errors": [r for r in seen if state.ranks[r].errors], "missing": [],
+    ranks = ev.ranks
+    seen = sorted(ranks)
+    out: dict[str, Any] = {"world_size": ev.world_size, "seen": seen, "hosts": sorted(ev.hosts),
+                           "with_errors": [r for r in seen if ranks[r].errors], "missing": [],
                            "silent_before_failure": [], "last_seen": {}}
-    if state.world_size and seen:
-        out["missing"] = [r for r in range(state.world_size) if r not in state.ranks]
+    if ev.world_size and seen:
+        out["missing"] = [r for r in range(ev.world_size) if r not in ranks]
     ff = diag.first_failure
-    ff_time = _normalise(state.clock.get(id(ff)) if ff is not None else None, year) if ff is not None else None
+    ff_time = ev.time_of(ff) if ff is not None else None
     if ff_time is not None:
-        quiet = [r for r in seen if state.ranks[r].last is not None
-                 and (_normalise(state.ranks[r].last, year) or ff_time) < ff_time]
-        out["silent_before_failure"] = quiet
-    out["last_seen"] = {str(r): iso(_normalise(state.ranks[r].last, year)) for r in seen if state.ranks[r].last}
+        out["silent_before_failure"] = [r for r in seen if ranks[r].last is not None and (ranks[r].last or ff_time) < ff_time]
+    out["last_seen"] = {str(r): iso(ranks[r].last) for r in seen if ranks[r].last}
     return out
 
 
-def analyze(
-    paths: Sequence[str | os.PathLike[str]] | None = None,
+def collect(
+    paths: Sequence[str | os.PathLike[str]] | None,
+    rules: RuleSet,
     *,
-    rules: RuleSet | None = None,
-    rules_dirs: Sequence[str | os.PathLike[str]] = (),
-    model: bool = True,
-    explain: bool = False,
     gate: bool = True,
-) -> Diagnosis:
-    """Analyse one job's logs and return its diagnosis.
+) -> JobEvidence:
+    """Read and parse one job's logs once and keep its evidence (no decision is taken here).
 
     Several files (or a directory) are one job: per-rank files (torchrun ``--log-dir``, Ray session folders,
     ``rank<k>.log``, Slurm ``%j-%t.out``) get their rank/pid from the path where lines do not say, torchrun
-    ``error.json`` files are read, and events are ordered across files by time (year-less clocks take the job's
-    year; without times on every relevant event, file order is kept).
+    ``error.json`` files are read, and kept events get a time on the job's clock (year-less clocks take the job's
+    year).
 
     Args:
         paths: files, directories (walked for ``*.log|out|err|txt``, optionally ``.gz``/``.zst``) or ``"-"`` for
             stdin; None or empty reads stdin. All paths together are one job.
-        rules: a loaded rule set (load once and reuse it for many jobs); default: built-ins plus ``rules_dirs``.
-        rules_dirs: extra rule directories (ignored when ``rules`` is given).
-        model: let the shipped classifier vote (``--no-model`` turns it off); without a model file, rules only.
-        explain: ask the classifier to record which lines/features drove its vote (in ``stats["explain"]``).
-        gate: skip lines no rule, recogniser or fact can concern without decoding them (``line_gate``); the
-            diagnosis is the same, rank activity (``ranks.last_seen``) then comes from the lines kept.
+        rules: the loaded rule set whose patterns are matched while streaming.
+        gate: skip lines no rule, recogniser or fact can concern without decoding them (``line_gate``).
 
     Returns:
-        A ``Diagnosis``; ``stats`` holds ``bytes`` (uncompressed), ``lines``, ``events``, ``seconds``, ``paths``;
-        ``ranks`` which ranks/hosts reported, which are missing, which fell silent before the first failure.
+        The job's frozen ``JobEvidence``.
 
     Raises:
         InputError: missing/unreadable/binary/corrupt input, or input with no log lines.
-        RuleError: an invalid rule.
     """
     t0 = time.perf_counter()
-    rules = rules if rules is not None else load_rules(rules_dirs)
     given = [os.fspath(p) for p in (paths or ["-"])]
     files = expand_paths(given)
     err_files = error_files([p for p in given if os.path.isdir(p)])
@@ -260,7 +259,7 @@ def analyze(
         if skipped:
             raise InputError(f"no readable log lines; {len(skipped)} file(s) failed, first: {skipped[0]['error']}", where)
         raise InputError("empty input: no log lines to analyse", where)
-    matches = rules.finalize(state.matches, state.context_hits, state.last_lines)
+    year = _job_year(state)
     stats = {
         "bytes": read_stats.bytes,
         "lines": read_stats.lines,
@@ -270,17 +269,90 @@ def analyze(
         "skipped_lines": read_stats.skipped_lines,
         "paths": list(file_index),
         "skipped": skipped,
-        "seconds": 0.0,
+        "seconds": round(time.perf_counter() - t0, 4),
     }
-    order = _order(state, file_index, [m.event for m in matches])
-    diag = diagnose(
-        matches, rules, state.unexplained,
-        order=order, stats=stats, versions=state.versions, elastic_root=state.elastic_root,
+    ranks = {r: RankActivity(a.events, a.errors, _normalise(a.first, year), _normalise(a.last, year), frozenset(a.hosts))
+             for r, a in state.ranks.items()}
+    return JobEvidence(
+        matches=tuple(state.matches), context_hits=frozenset(state.context_hits),
+        last_lines=MappingProxyType(dict(state.last_lines)), unexplained=tuple(state.unexplained),
+        notable=tuple(state.notable), tail=tuple(state.tail), versions=MappingProxyType(dict(state.versions)),
+        elastic_root=state.elastic_root, world_size=state.world_size, ranks=MappingProxyType(ranks),
+        hosts=frozenset(state.hosts), clock=MappingProxyType({k: _normalise(t, year) for k, t in state.clock.items()}),
+        file_index=MappingProxyType(file_index), stats=MappingProxyType(stats),
     )
-    diag = dataclasses.replace(diag, ranks=_rank_summary(state, diag))
-    if model:
-        from .classify import apply as apply_model
 
-        diag = apply_model(diag, state.notable, list(state.tail), explain=explain)
+
+def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *, explain: bool = False) -> Diagnosis:
+    """Judge one job's evidence: rules (context applied), root cause vs symptoms, then the model's vote if given.
+
+    Pure: nothing global is read; the same evidence and rule set give the same diagnosis.
+
+    Args:
+        evidence: what ``collect`` kept (with the same ``rules``: its matches are that rule set's).
+        rules: the rule set (context, titles, messages, fixes, ``explains``).
+        model: anything with ``vote(notable, tail, diagnosis, explain=)`` (a ``classify.model.Classifier``), or a
+            zero-argument callable returning one or None (loaded only if the model can change the answer); None:
+            rules only.
+        explain: record the model's vote, top lines and features in ``stats["explain"]``.
+
+    Returns:
+        The ``Diagnosis``; ``stats`` is a copy of ``evidence.stats``; ``ranks`` summarises rank activity.
+    """
+    matches = rules.finalize(list(evidence.matches), set(evidence.context_hits), dict(evidence.last_lines))
+    order = _order(evidence, [m.event for m in matches])
+    diag = diagnose(
+        matches, rules, list(evidence.unexplained),
+        order=order, stats=dict(evidence.stats), versions=dict(evidence.versions), elastic_root=evidence.elastic_root,
+    )
+    diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
+    if model is None or (rule_decides(diag) and not explain):
+        return diag  # the model could not change the answer: do not even load it
+    clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
+    if clf is None:
+        return diag
+    notable, tail = evidence.notable, evidence.tail
+    return combine(diag, lambda: clf.vote(notable, tail, diag, explain=explain), rules, explain=explain)
+
+
+def _shipped_model() -> Voter | None:
+    from .classify.model import default
+
+    return default()
+
+
+def analyze(
+    paths: Sequence[str | os.PathLike[str]] | None = None,
+    *,
+    rules: RuleSet | None = None,
+    rules_dirs: Sequence[str | os.PathLike[str]] = (),
+    model: bool = True,
+    explain: bool = False,
+    gate: bool = True,
+) -> Diagnosis:
+    """Analyse one job's logs and return its diagnosis: ``decide(collect(paths, rules), rules, shipped model)``.
+
+    Args:
+        paths: files, directories or ``"-"`` for stdin (see ``collect``); None or empty reads stdin.
+        rules: a loaded rule set (load once and reuse it for many jobs); default: built-ins plus ``rules_dirs``.
+        rules_dirs: extra rule directories (ignored when ``rules`` is given).
+        model: let the shipped classifier vote (``--no-model`` turns it off); without a model file, rules only.
+        explain: ask the classifier to record which lines/features drove its vote (in ``stats["explain"]``).
+        gate: skip lines no rule, recogniser or fact can concern without decoding them (``line_gate``); the
+            diagnosis is the same, rank activity (``ranks.last_seen``) then comes from the lines kept.
+
+    Returns:
+        A ``Diagnosis``; ``stats`` holds ``bytes`` (uncompressed), ``lines``, ``events``, ``seconds``, ``paths``;
+        ``ranks`` which ranks/hosts reported, which are missing, which fell silent before the first failure.
+
+    Raises:
+        InputError: missing/unreadable/binary/corrupt input, or input with no log lines.
+        RuleError: an invalid rule.
+        ModelError: the shipped model exists but cannot be loaded safely.
+    """
+    t0 = time.perf_counter()
+    rules = rules if rules is not None else load_rules(rules_dirs)
+    evidence = collect(paths, rules, gate=gate)
+    diag = decide(evidence, rules, _shipped_model if model else None, explain=explain)
     diag.stats["seconds"] = round(time.perf_counter() - t0, 4)
     return diag

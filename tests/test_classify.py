@@ -13,8 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from logsleuth import analyze
-from logsleuth.classify import combine as comb
-from logsleuth.classify import features, model, using
+from logsleuth import combine as comb
+from logsleuth.classify import features, model
+from logsleuth.pipeline import collect, decide
 from logsleuth.classify.ablate import ablate_job
 from logsleuth.classify.evaluate import evaluate, to_json
 from logsleuth.classify.train import train
@@ -124,10 +125,10 @@ def test_shipped_model_loads_with_trusted_types() -> None:
 def test_decisive_line_deleted_model_still_names_the_cause(clf, rules, tmp_path: Path) -> None:
     """The held-out log's watchdog line (what the rule keys on) is deleted: the rules abstain, the model (never
     trained on this thread) names collective_timeout from the lines that remain."""
-    diag, notable, tail = features.collect([str(CORPUS / HELD_OUT)], rules)
+    evidence, diag = features.collect([str(CORPUS / HELD_OUT)], rules)
     assert diag.root_cause == "collective_timeout" and diag.method == "rule"
     sample = features.Sample(features.CorpusRow(HELD_OUT, "collective_timeout", "", "x"), CORPUS / HELD_OUT,
-                             diag, notable, tail)
+                             evidence, diag)
     decisive = features.decisive_matches(diag)
     assert decisive
     paths = ablate_job(sample, tmp_path, rules)
@@ -136,8 +137,7 @@ def test_decisive_line_deleted_model_still_names_the_cause(clf, rules, tmp_path:
     assert gone and len(kept) == len((CORPUS / HELD_OUT).read_text().splitlines()) - len(gone)
     rules_only = analyze(paths, rules=rules, model=False)
     assert rules_only.root_cause != "collective_timeout"
-    with using(clf):
-        d = analyze(paths, rules=rules)
+    d = decide(collect(paths, rules), rules, clf)
     assert d.root_cause == "collective_timeout"
     assert d.verdict == "failure" and d.method == "model"
     assert d.first_failure is not None and d.evidence and d.fix.summary
@@ -148,8 +148,7 @@ def test_no_failure_logs_stay_no_failure(clf, rules) -> None:
     healthy = [r for r in manifest_rows() if r["label"] == "no_failure" and (CORPUS / r["file"]).exists()]
     assert healthy
     for r in healthy:
-        with using(clf):
-            d = analyze([str(CORPUS / r["file"])], rules=rules)
+        d = decide(collect([str(CORPUS / r["file"])], rules), rules, clf)
         assert d.verdict == "no_failure", r["file"]
 
 
@@ -158,13 +157,13 @@ def test_policy_model_needs_a_high_bar_to_turn_a_clean_log_into_a_failure(rules)
     d = analyze([str(CORPUS / r["file"])], rules=rules, model=False)
     assert d.verdict == "no_failure"
     unsure = model.Vote("cuda_oom", comb.NO_FAILURE_OVERRIDE - 0.01, (("cuda_oom", 0.79),), 0.5)
-    out = comb.combine(d, lambda: unsure)
+    out = comb.combine(d, lambda: unsure, rules)
     assert out.verdict == "no_failure" and out.root_cause == "no_failure"
     assert any(h.root_cause == "cuda_oom" and h.method == "model" for h in out.hypotheses) or not out.hypotheses
     healthy = model.Vote("no_failure", 0.99, (("no_failure", 0.99),), 0.5)
-    assert comb.combine(d, lambda: healthy).verdict == "no_failure"
+    assert comb.combine(d, lambda: healthy, rules).verdict == "no_failure"
     sure = model.Vote("cuda_oom", 0.95, (("cuda_oom", 0.95),), 0.5)
-    out = comb.combine(d, lambda: sure)
+    out = comb.combine(d, lambda: sure, rules)
     assert out.verdict == "failure" and out.root_cause == "cuda_oom" and out.method == "model"
     assert out.fix.summary
 
@@ -179,29 +178,29 @@ def test_policy_symptom_only_answer_yields_to_a_sure_model(rules) -> None:
     only = dataclasses.replace(d, evidence=tuple(sym), symptoms=(), root_cause=sym[0].root_cause,
                                rule_id=sym[0].rule_id, confidence=0.56)
     sure = model.Vote("worker_exception", 0.9, (("worker_exception", 0.9),), 0.5)
-    out = comb.combine(only, lambda: sure)
+    out = comb.combine(only, lambda: sure, rules)
     assert out.root_cause == "worker_exception" and out.method == "model"
     assert {m.rule_id for m in out.symptoms} >= {m.rule_id for m in sym}
     collateral = model.Vote("collective_timeout", 0.9, (("collective_timeout", 0.9),), 0.5)
-    assert comb.combine(only, lambda: collateral).root_cause == only.root_cause
+    assert comb.combine(only, lambda: collateral, rules).root_cause == only.root_cause
 
 
 def test_policy_decisive_rule_is_final_and_weak_rule_is_corroborated(rules) -> None:
     strong = analyze([str(CORPUS / HELD_OUT)], rules=rules, model=False)
     assert comb.rule_decides(strong)
     other = model.Vote("cuda_oom", 0.99, (("cuda_oom", 0.99),), 0.5)
-    assert comb.combine(strong, lambda: other) is strong
+    assert comb.combine(strong, lambda: other, rules) is strong
     weak = dataclasses.replace(strong, confidence=0.6, severity="medium")
     agree = model.Vote("collective_timeout", 0.7, (("collective_timeout", 0.7),), 0.5)
-    out = comb.combine(weak, lambda: agree)
+    out = comb.combine(weak, lambda: agree, rules)
     assert out.method == "rule+model" and out.root_cause == "collective_timeout"
     assert out.confidence == pytest.approx(1 - 0.4 * 0.3, abs=1e-3)
-    out = comb.combine(weak, lambda: other)  # a rule's answer is not overruled; the vote is listed
+    out = comb.combine(weak, lambda: other, rules)  # a rule's answer is not overruled; the vote is listed
     assert out.root_cause == "collective_timeout" and out.method == "rule"
     assert ("cuda_oom", "model") in [(h.root_cause, h.method) for h in out.hypotheses]
     unsure = model.Vote("cuda_oom", 0.3, (("cuda_oom", 0.3),), 0.5)
     abstained = dataclasses.replace(weak, verdict="unknown", root_cause="unknown", confidence=0.3)
-    assert comb.combine(abstained, lambda: unsure).verdict == "unknown"
+    assert comb.combine(abstained, lambda: unsure, rules).verdict == "unknown"
 
 
 def test_no_model_flag_never_loads_a_model(small, rules, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -217,13 +216,13 @@ def test_no_model_flag_never_loads_a_model(small, rules, monkeypatch: pytest.Mon
     assert json.loads(res.output)["root_cause"]["method"] == "rule"
 
 
-def test_analyze_explain_shows_lines_and_features(clf) -> None:
+def test_analyze_explain_shows_lines_and_features(clf, monkeypatch: pytest.MonkeyPatch) -> None:
     log = str(CORPUS / HELD_OUT)
-    with using(clf):
-        res = runner.invoke(app, ["analyze", log, "--explain", "-f", "json"])
-        text = runner.invoke(app, ["analyze", log, "--explain"])
-        md = runner.invoke(app, ["analyze", log, "--explain", "-f", "markdown"])
-        plain = runner.invoke(app, ["analyze", log])
+    monkeypatch.setattr(model, "default", lambda: clf)  # analyze loads the shipped model through model.default
+    res = runner.invoke(app, ["analyze", log, "--explain", "-f", "json"])
+    text = runner.invoke(app, ["analyze", log, "--explain"])
+    md = runner.invoke(app, ["analyze", log, "--explain", "-f", "markdown"])
+    plain = runner.invoke(app, ["analyze", log])
     assert res.exit_code == 0, res.output
     x = json.loads(res.output)["stats"]["explain"]
     assert x["model_label"] in clf.labels and 0 <= x["model_probability"] <= 1
@@ -297,8 +296,8 @@ def test_numpy_scorer_equals_the_sklearn_pipeline(small, clf, rules) -> None:
     rows = [features.document(s.lines, features.rule_tokens(s.diagnosis)) for s in samples]
     rows += [features.document(s.ablated.lines, features.rule_tokens(s.ablated.diagnosis))
              for s in samples if s.ablated is not None and not s.ablated.emptied]
-    diag, notable, tail = features.collect([str(CORPUS / HELD_OUT)], rules)
-    rows.append(features.row_for(notable, tail, diag))
+    evidence, diag = features.collect([str(CORPUS / HELD_OUT)], rules)
+    rows.append(features.row_for(evidence.notable, evidence.tail, diag))
     fast = model.load_fast(small[1])
     assert fast.pipeline is None and fast.labels == clf.labels
     want = clf.pipeline.predict_proba(np.asarray(rows, dtype=object))

@@ -92,6 +92,19 @@ def test_every_output_format_round_trips(corpus_table: pd.DataFrame, tmp_path: P
     pd.testing.assert_frame_equal(back[cols], corpus_table[cols], check_categorical=False)
 
 
+def test_logsleuth_scan_is_the_function_and_the_namespace_readme_uses(tmp_path: Path) -> None:
+    import logsleuth
+
+    _write(tmp_path / "a" / "job.log", HEALTHY + OOM)
+    df = logsleuth.scan([str(tmp_path)], jobs=1)  # README: df = logsleuth.scan([...])
+    assert list(df.columns) == list(logsleuth.scan.COLUMNS)
+    assert df.iloc[0]["root_cause"] == "cuda_oom"
+    logsleuth.scan.write_table(df, tmp_path / "t.jsonl")
+    back = logsleuth.scan.read_table(tmp_path / "t.jsonl")
+    assert back["job"].tolist() == df["job"].tolist()
+    assert logsleuth.scan.scan is scan
+
+
 def test_grouping_by_dir_by_file_and_multi_file_layouts(tmp_path: Path) -> None:
     _write(tmp_path / "job-a" / "rank0.log", HEALTHY)
     _write(tmp_path / "job-a" / "rank1.log", OOM)

@@ -37,62 +37,9 @@ missing lines — and so that the model can never invent a failure:
      ``unknown`` stays ``unknown`` — abstaining beats guessing).
    A model vote the answer does not follow is listed among the hypotheses (``method: model``).
 
-``analyze(..., model=False)`` / ``--no-model`` skips all of this. ``explain=True`` records the vote, the top lines
+The policy lives in ``logsleuth/combine.py``, which ``pipeline.decide`` calls with a model passed in; this
+package (features, training, evaluation) imports the core, never the reverse. ``analyze(..., model=False)`` /
+``--no-model`` skips all of this. ``explain=True`` records the vote, the top lines
 and the top n-gram features in ``diagnosis.stats["explain"]``.
 """
 from __future__ import annotations
-
-import contextlib
-from collections.abc import Iterator, Sequence
-from contextvars import ContextVar
-from typing import TYPE_CHECKING
-
-from ..types import Diagnosis, Event
-
-if TYPE_CHECKING:
-    from .model import Classifier
-
-_OVERRIDE: ContextVar[Classifier | None] = ContextVar("logsleuth_model", default=None)
-
-
-@contextlib.contextmanager
-def using(classifier: Classifier) -> Iterator[Classifier]:
-    """Use ``classifier`` instead of the shipped model for ``analyze`` calls inside this block (tests, eval)."""
-    token = _OVERRIDE.set(classifier)
-    try:
-        yield classifier
-    finally:
-        _OVERRIDE.reset(token)
-
-
-def apply(diagnosis: Diagnosis, notable: Sequence[Event], tail: Sequence[Event], *, explain: bool = False) -> Diagnosis:
-    """Combine the rules' ``diagnosis`` with the model's vote over the job's ``notable`` and ``tail`` events.
-
-    Args:
-        diagnosis: the rules-only diagnosis.
-        notable: warning+ or rule-matched events (``pipeline.MAX_NOTABLE`` at most), in arrival order.
-        tail: the job's last events (``pipeline.TAIL_EVENTS`` at most).
-        explain: record the model's vote, top lines and top features in ``stats["explain"]``.
-
-    Returns:
-        The combined diagnosis (see the module docstring); unchanged when no model ships.
-
-    Raises:
-        ModelError: the shipped model exists but cannot be loaded safely (see ``model.load``).
-    """
-    from .features import _CAPTURE
-
-    box = _CAPTURE.get()
-    if box is not None:  # features.collect: hand the inputs to training/evaluation, no vote
-        box.append((diagnosis, list(notable), list(tail)))
-        return diagnosis
-    from .combine import combine, rule_decides
-
-    if rule_decides(diagnosis) and not explain:
-        return diagnosis  # the model could not change the answer: do not even load it
-    from . import model as model_mod
-
-    clf = _OVERRIDE.get() or model_mod.default()
-    if clf is None:
-        return diagnosis
-    return combine(diagnosis, lambda: clf.vote(notable, tail, diagnosis, explain=explain), explain=explain)

@@ -62,10 +62,10 @@ def add_ablations(samples: Sequence[Sample], rules: Any) -> int:
             work.mkdir()
             paths = ablate_job(s, work, rules)
             try:
-                diag, notable, tail = collect(paths, rules)
+                evidence, diag = collect(paths, rules)
             except InputError:
                 s.ablated = Ablated(None, [])
             else:
-                s.ablated = Ablated(diag, doc_lines(notable, tail))
+                s.ablated = Ablated(diag, doc_lines(evidence.notable, evidence.tail))
             n += 1
     return n

@@ -7,7 +7,7 @@ three systems are scored on the same held-out predictions:
 
 - **rules**: the rules' diagnosis (``unknown`` = abstain);
 - **model**: the model's top label when its probability reaches the threshold, else ``unknown`` (abstain);
-- **combined**: ``combine.combine`` — exactly what ``analyze`` does with the shipped model.
+- **combined**: ``logsleuth.combine.combine`` — exactly what ``analyze`` does with the shipped model.
 
 Each training fold also holds its logs' ablated copies (``ablate.py``), so the fold's model learns from context
 as ``train`` does; a held-out log's own ablated copy is never in its fold's training data.
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, LogsleuthError
-from .combine import NO_FAILURE_OVERRIDE, combine
+from ..combine import NO_FAILURE_OVERRIDE, combine
 from .features import Sample, load_corpus
 from .model import DEFAULT_THRESHOLD, Classifier, Vote
 
@@ -197,7 +197,7 @@ def evaluate(
             else:
                 diag, lines = s.diagnosis, s.lines
             vote = clf.vote_lines(lines, diag) if clf is not None and lines else None
-            comb = combine(diag, lambda v=vote: v)
+            comb = combine(diag, lambda v=vote: v, rules)
             outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, diag.root_cause, _model_answer(vote),
                                     comb.root_cause, comb.method, fold, split=s.row.split,
                                     events_left=len(lines) if drop_rule_lines else None))

@@ -1,6 +1,6 @@
 """The classifier's input: one document per job, built from the events the pipeline keeps for it.
 
-The pipeline hands the classifier two bounded lists (``pipeline.JobState``): ``notable`` (at most 400 events at
+The pipeline hands the classifier two bounded lists (``evidence.JobEvidence``): ``notable`` (at most 400 events at
 warning level or above, or matched by a rule) and ``tail`` (the job's last 40 events, which is where a hang or a
 silent kill shows). ``document`` turns them, with the rules' diagnosis, into a three-column row:
 
@@ -14,31 +14,31 @@ silent kill shows). ``document`` turns them, with the rules' diagnosis, into a t
   verdict.
 
 Training, evaluation and ``analyze`` all build documents with this one function from the very same ``notable`` and
-``tail`` lists (``collect`` runs the real pipeline and captures them), so what the model is trained on is exactly
-what it sees at analysis time.
+``tail`` lists (``pipeline.collect``'s ``JobEvidence``), so what the model is trained on is exactly what it sees at
+analysis time.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError, LogsleuthError
 from ..types import Diagnosis, Event, Match
+
+if TYPE_CHECKING:
+    from ..evidence import JobEvidence
+    from ..rules.engine import RuleSet
 
 MAX_EVENT_CHARS = 1500  # characters of one event kept in the text column (a traceback keeps its end)
 MAX_TEMPLATE_CHARS = 400  # characters of one masked template kept in the templates column
 MAX_LINES = 300  # distinct events per document (notable first, then the tail)
 N_COLUMNS = 3  # templates, text, rules
 
-# When set, ``classify.apply`` records (diagnosis, notable, tail) here and returns the rules' diagnosis unchanged.
-_CAPTURE: ContextVar[list[tuple[Diagnosis, list[Event], list[Event]]] | None] = ContextVar("logsleuth_capture",
-                                                                                           default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,39 +135,25 @@ def row_for(notable: Sequence[Event], tail: Sequence[Event], diagnosis: Diagnosi
     return document(doc_lines(notable, tail), rule_tokens(diagnosis))
 
 
-@contextlib.contextmanager
-def capturing() -> Iterator[list[tuple[Diagnosis, list[Event], list[Event]]]]:
-    """Inside this block ``classify.apply`` records its inputs instead of consulting a model.
-
-    Yields:
-        The list that receives one ``(rules_diagnosis, notable, tail)`` tuple per ``pipeline.analyze`` call.
-    """
-    box: list[tuple[Diagnosis, list[Event], list[Event]]] = []
-    token = _CAPTURE.set(box)
-    try:
-        yield box
-    finally:
-        _CAPTURE.reset(token)
-
-
-def collect(paths: Sequence[str | os.PathLike[str]], rules: object) -> tuple[Diagnosis, list[Event], list[Event]]:
-    """Run the real pipeline on one job and return its rules-only diagnosis with the classifier's inputs.
+def collect(paths: Sequence[str | os.PathLike[str]], rules: RuleSet) -> tuple[JobEvidence, Diagnosis]:
+    """Run the real pipeline's ``collect`` on one job and the rules-only ``decide`` on its evidence.
 
     Args:
         paths: the job's files/directories (as for ``logsleuth.analyze``).
         rules: a loaded ``RuleSet``.
 
     Returns:
-        ``(diagnosis, notable, tail)``: the rules' diagnosis and the two event lists ``classify.apply`` gets.
+        ``(evidence, diagnosis)``: the job's evidence (``notable``/``tail`` are the classifier's inputs) and the
+        rules' diagnosis of it.
 
     Raises:
         InputError: unreadable or empty input.
     """
-    from ..pipeline import analyze
+    from ..pipeline import collect as collect_job
+    from ..pipeline import decide
 
-    with capturing() as box:
-        analyze(list(paths), rules=rules, model=True)  # type: ignore[arg-type]
-    return box[-1]
+    evidence = collect_job(list(paths), rules)
+    return evidence, decide(evidence, rules)
 
 
 def decisive_matches(d: Diagnosis) -> list[Match]:
@@ -197,13 +183,12 @@ class CorpusRow:
 
 @dataclass
 class Sample:
-    """One job of the corpus, analysed once: the rules' diagnosis and the classifier's inputs."""
+    """One job of the corpus, collected once: its evidence, the rules' diagnosis and the classifier's lines."""
 
     row: CorpusRow
     path: Path
+    evidence: JobEvidence
     diagnosis: Diagnosis
-    notable: list[Event]
-    tail: list[Event]
     lines: list[DocLine] = field(default_factory=list)
     ablated: Ablated | None = None
 
@@ -304,8 +289,8 @@ def load_corpus(corpus: str | os.PathLike[str], rules: object | None = None) -> 
     for row in read_manifest(corpus):
         path = corpus / row.file
         try:
-            diag, notable, tail = collect([str(path)], rules)
+            evidence, diag = collect([str(path)], rules)
         except LogsleuthError as exc:
             raise InputError(f"corpus log {row.file}: {exc.message}", exc.source) from exc
-        out.append(Sample(row, path, diag, notable, tail, doc_lines(notable, tail)))
+        out.append(Sample(row, path, evidence, diag, doc_lines(evidence.notable, evidence.tail)))
     return out

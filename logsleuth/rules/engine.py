@@ -1,8 +1,9 @@
 """Compile rules and run them over events.
 
-Every event's text first meets one literal prefilter (``prefilter.LiteralPrefilter``: the literal factors of all
-rules' ``match`` patterns and all context patterns in one Aho-Corasick automaton, one pass per text); only the
-rules whose factors occur are tried, and only the context patterns whose factors occur are searched. Context hits
+Every event's text first meets one native multi-regex scan (``native.NativeMatcher``: all rules' ``match`` patterns
+and all context patterns in one Hyperscan database), or, for non-ASCII text or without Hyperscan, one literal
+prefilter (``prefilter.LiteralPrefilter``: their literal factors in one Aho-Corasick automaton); only the rules
+whose patterns may match are tried, and only those context patterns are searched. Context hits
 (``requires``/``boosts``/``lowers``/``absent``) are remembered as a set of pattern indexes, so memory stays flat.
 User regexes run with a timeout (``regex``'s ``timeout=``); a pattern that times out counts as no match.
 """
@@ -19,6 +20,8 @@ import regex
 from ..errors import RuleError
 from ..types import Event, Match
 from .loader import RuleFile, load_file, rule_paths
+from .native import NativeMatcher
+from .native import available as native_available
 from .prefilter import LiteralPrefilter
 from .schema import RuleSpec
 from .validate import validate
@@ -116,7 +119,9 @@ class RuleSet:
                 self._rules_by_key.setdefault(k, []).append(i)
             if not r.any_keys and not r.all_keys:
                 self._always_rules.append(i)
-        self.prefilter = LiteralPrefilter(match_patterns + [p.pattern for p in self.context_patterns])
+        all_patterns = match_patterns + [p.pattern for p in self.context_patterns]
+        self.prefilter = LiteralPrefilter(all_patterns)
+        self.native = NativeMatcher(all_patterns) if native_available() else None
         self._last: tuple[str | None, set[int]] = (None, set())
 
     def __len__(self) -> int:
@@ -133,12 +138,15 @@ class RuleSet:
         return h.hexdigest()[:16]
 
     def literal_hits(self, text: str) -> set[int]:
-        """Prefilter keys whose literal factors occur in ``text`` (cached for the last text: ``context_hits`` and
-        ``match_event`` see the same event text one after the other)."""
+        """Keys of the patterns that may match ``text``: Hyperscan's answer for ASCII text (``native``), else those
+        whose literal factors occur (cached for the last text: ``context_hits`` and ``match_event`` see the same
+        event text one after the other)."""
         last = self._last
         if last[0] is text:
             return last[1]
-        hits = self.prefilter.hits(text)
+        hits = self.native.hits(text) if self.native is not None else None
+        if hits is None:
+            hits = self.prefilter.hits(text)
         self._last = (text, hits)
         return hits
 

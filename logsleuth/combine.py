@@ -1,17 +1,21 @@
-"""How the rules' diagnosis and the model's vote become one answer (the policy is in ``classify/__init__.py``)."""
+"""How the rules' diagnosis and the model's vote become one answer (the policy is in ``classify/__init__.py``).
+
+Part of the core (``pipeline.decide`` calls it): it needs only a ``Vote`` and the rule set passed in, never the
+classifier package, so the core does not import the classifier and the classifier imports the core one way."""
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..diagnose import COLLATERAL
-from ..taxonomy import ROOT_CAUSES
-from ..taxonomy import title as taxonomy_title
-from ..types import SEVERITY_RANK, Diagnosis, Fix, Hypothesis, Match
+from .diagnose import COLLATERAL
+from .taxonomy import ROOT_CAUSES
+from .taxonomy import title as taxonomy_title
+from .types import SEVERITY_RANK, Diagnosis, Fix, Hypothesis, Match
 
 if TYPE_CHECKING:  # the model module imports numpy: analyze pays for it only when the model is consulted
-    from .model import Vote
+    from .classify.model import Vote
+    from .rules.engine import RuleSet
 
 RULE_DECIDES_SEVERITY = "high"  # a cause rule at or above this severity ...
 RULE_DECIDES_CONFIDENCE = 0.8  # ... and at or above this confidence decides alone
@@ -48,25 +52,16 @@ def noisy_or(a: float, b: float) -> float:
     return round(min(0.99, 1.0 - (1.0 - a) * (1.0 - b)), 3)
 
 
-def _builtin_rules() -> Any:
-    from ..rules import load_rules
-
-    return load_rules()
-
-
-def fix_for(root_cause: str, rule_id: str | None = None, groups: dict[str, Any] | None = None) -> tuple[Fix, str | None]:
-    """A fix for a cause the model named: the named built-in rule's fix rendered with ``groups``; else the generic
-    advice of the built-in cause rule for ``root_cause`` that needs no matched values (highest severity first).
+def fix_for(rules: RuleSet, root_cause: str, rule_id: str | None = None,
+            groups: dict[str, Any] | None = None) -> tuple[Fix, str | None]:
+    """A fix for a cause the model named: the named rule's fix rendered with ``groups``; else the generic advice of
+    the cause rule in ``rules`` for ``root_cause`` that needs no matched values (highest severity first).
 
     Returns:
-        ``(fix, severity)``; severity is the borrowed rule's, or None when no built-in rule covers the cause.
+        ``(fix, severity)``; severity is the borrowed rule's, or None when no rule of ``rules`` covers the cause.
     """
-    from ..rules.render import render_fix
+    from .rules.render import render_fix
 
-    try:
-        rules = _builtin_rules()
-    except Exception:  # noqa: BLE001 - a broken install must not hide the diagnosis
-        return Fix(), None
     if rule_id is not None and rule_id in rules.by_id:
         spec = rules.by_id[rule_id].spec
         return render_fix(spec.fix, groups or {}, tuple(spec.references)), spec.severity
@@ -94,11 +89,12 @@ def _model_evidence(vote: Vote) -> tuple[Match, ...]:
                  for d in lines)
 
 
-def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], *, explain: bool = False) -> Diagnosis:
+def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *, explain: bool = False) -> Diagnosis:
     """Apply the policy of ``classify/__init__.py`` to the rules' diagnosis ``d``.
 
     Args:
         d: the rules-only diagnosis.
+        rules: the rule set ``d`` was decided with (titles and fixes of the causes the model names).
         get_vote: returns the model's vote (called only when the model can change the answer, or for ``explain``).
         explain: record the vote, its top lines and features in ``stats["explain"]``.
 
@@ -116,7 +112,7 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], *, explain: bool 
 
     if d.verdict == "no_failure":
         if vote.label in ROOT_CAUSES and vote.probability >= max(NO_FAILURE_OVERRIDE, vote.threshold):
-            return _model_decides(d, vote, stats, "The rules found no error line, but")
+            return _model_decides(d, vote, stats, rules, "The rules found no error line, but")
         return dataclasses.replace(d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote)
                                    if d.hypotheses else d.hypotheses)
 
@@ -133,27 +129,27 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], *, explain: bool 
         changes: dict[str, Any] = dict(confidence=conf, method="rule+model", stats=stats,
                                        hypotheses=_hyps(top, d.hypotheses[1:], None))
         if d.verdict != "failure" and conf >= ABSTAIN_BELOW:
-            fix, _ = fix_for(guess, d.rule_id, d.evidence[0].groups if d.evidence else None)
-            rule_title = _rule_title(d.rule_id)
+            fix, _ = fix_for(rules, guess, d.rule_id, d.evidence[0].groups if d.evidence else None)
+            rule_title = _rule_title(rules, d.rule_id)
             changes.update(verdict="failure", root_cause=guess, fix=fix, title=rule_title or taxonomy_title(guess))
         return dataclasses.replace(d, **changes)
 
     symptom_only = bool(d.evidence) and d.evidence[0].role == "symptom"
     if (d.verdict == "failure" and symptom_only and vote.probability >= SYMPTOM_OVERRIDE
             and vote.label not in COLLATERAL):
-        return _model_decides(d, vote, stats, "Only symptoms matched a rule (the first failure is not in the log);")
+        return _model_decides(d, vote, stats, rules, "Only symptoms matched a rule (the first failure is not in the log);")
     if d.verdict == "failure":
         # the rules gave an answer (a weak cause or a symptom): the model corroborates it or is listed, never
         # overrules it (in cross-validation, overruling lost more logs than it won)
         return dataclasses.replace(d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote))
 
     # the rules abstained (no rule fired but errors were seen, or the best rule is below the bar): the model decides
-    return _model_decides(d, vote, stats, "No rule is decisive here;")
+    return _model_decides(d, vote, stats, rules, "No rule is decisive here;")
 
 
-def _model_decides(d: Diagnosis, vote: Vote, stats: dict[str, Any], why: str) -> Diagnosis:
+def _model_decides(d: Diagnosis, vote: Vote, stats: dict[str, Any], rules: RuleSet, why: str) -> Diagnosis:
     """The model's cause becomes the answer (``method: model``); the rules' candidates stay as hypotheses."""
-    fix, severity = fix_for(vote.label)
+    fix, severity = fix_for(rules, vote.label)
     top = Hypothesis(vote.label, round(vote.probability, 3), "model", _model_evidence(vote), None)
     demoted = tuple(dataclasses.replace(h, confidence=round(min(h.confidence, vote.probability * 0.99), 3))
                     for h in d.hypotheses)
@@ -170,12 +166,8 @@ def _model_decides(d: Diagnosis, vote: Vote, stats: dict[str, Any], why: str) ->
         symptoms=symptoms, fix=fix, stats=stats)
 
 
-def _rule_title(rule_id: str | None) -> str | None:
+def _rule_title(rules: RuleSet, rule_id: str | None) -> str | None:
     if rule_id is None:
-        return None
-    try:
-        rules = _builtin_rules()
-    except Exception:  # noqa: BLE001
         return None
     r = rules.by_id.get(rule_id)
     return r.spec.title if r is not None else None

@@ -1,0 +1,211 @@
+"""Benchmark inputs made of real corpus lines: four large log shapes and an archive of small job folders.
+
+Every noise line is a line of a corpus log (``corpus/manifest.csv``) taken from its healthy part (all of a
+``no_failure`` log; a failing log up to its first warning/error/traceback line), with its numbers randomised
+(times and glog/NCCL headers keep their shape, so they still parse). Each shape ends with one real failing corpus
+log, whose label is the cause the benchmark expects:
+
+- ``trainer``: HF Trainer / Lightning progress, loss and tqdm lines -> an HF Trainer rank's IndexError traceback.
+- ``ray``: Ray driver output, ``(Actor pid=, ip=)``-prefixed worker lines -> a rollout actor's RayTaskError.
+- ``nccl``: ``NCCL_DEBUG=INFO`` init/channel/ring/P2P lines (85 %) among trainer lines -> a watchdog timeout.
+- ``torchrun``: a 64-rank ``torchrun --log-dir`` tree (``attempt_0/<local_rank>/{stdout,stderr}.log``) of trainer
+  lines, ranks 0-1 ending with a real stalled-rank run's files and its ``error.json``.
+- ``small``: ``--small-jobs`` folders, each one single-file corpus job copied as is (cycling through the manifest).
+
+Built under ``<dir>/<key>/`` where ``key`` hashes the corpus (manifest and every file), this file and the sizes:
+a corpus change rebuilds, an unchanged corpus reuses. Nothing here is committed.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+MB = 1_000_000
+UNIQUE_BYTES = 8 * MB  # distinct randomised material per shape; written in random 1 MB slices of it
+
+# a failing log's healthy part ends at its first line holding one of these
+_TROUBLE = re.compile(r"Traceback|Error|Exception|FAILED|Failure|[Tt]imeout|timed out|WARN|ERROR|CRITICAL|FATAL"
+                      r"|Killed|Aborted|(?:^|[\]\s:])\[?[WEF]\d{4} |[Ss]ignal|exitcode")
+# numbers are randomised; times and glog/NCCL headers keep their shape so that they still parse
+_NUMBERS = re.compile(r"(\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?|\d\d:\d\d:\d\d(?:[.,]\d+)?"
+                      r"|\b[IWEF]\d{4}\b|\d\d-\d\d(?= \d\d:))|(?<![\w.])(\d+)(?![\w])")
+_TRAINER = re.compile(r"(?i)\bloss\b|it/s|s/it|\d+%\||\bepoch\b|\bstep\b|learning_rate|grad_norm|samples_per_second")
+_RAY_PREFIX = re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+
+TAILS = {  # shape -> the real failing log that ends it
+    "trainer": "logs/gen-trainer2-hf-forward-indexerror/job.log",
+    "ray": "logs/gen-ray-grpo-reward-parse/job.log",
+    "nccl": "logs/gh-hiyouga-llamafactory-6269/reduce_scatter_timeout.log",
+    "torchrun": "logs/gen-torchrun-logdir-stalled-rank/run1",
+}
+RANKS = 64
+
+
+def manifest() -> list[dict[str, str]]:
+    with open(CORPUS / "manifest.csv", newline="", encoding="utf-8") as f:
+        return [r for r in csv.DictReader(f) if (CORPUS / r["file"]).exists()]
+
+
+def corpus_key(*parts: object) -> str:
+    """A hash of the corpus (manifest and every file under ``corpus/logs``), this builder's source and ``parts``."""
+    h = hashlib.sha256()
+    h.update(Path(__file__).read_bytes())
+    h.update((CORPUS / "manifest.csv").read_bytes())
+    for p in sorted((CORPUS / "logs").rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(CORPUS)).encode() + b"\0" + p.read_bytes())
+    h.update(repr(parts).encode())
+    return h.hexdigest()[:16]
+
+
+def _files(entry: str) -> list[Path]:
+    p = CORPUS / entry
+    return sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in (".log", ".out", ".err", ".txt")) \
+        if p.is_dir() else [p]
+
+
+def _rule_matcher():  # noqa: ANN202
+    """A function telling whether any rule regex matches a line (such a line is no healthy noise)."""
+    import regex
+
+    from logsleuth import load_rules
+
+    pats = [regex.compile(p) for r in load_rules().rules for p in (*r.spec.match.any, *r.spec.match.all)]
+    return lambda line: any(p.search(line) for p in pats)
+
+
+def healthy_lines() -> list[str]:
+    """Every line of the corpus logs' healthy parts (see the module docstring) that no rule matches."""
+    matches = _rule_matcher()
+    out: list[str] = []
+    for row in manifest():
+        for f in _files(row["file"]):
+            for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
+                if row["label"] != "no_failure" and _TROUBLE.search(line):
+                    break
+                if line.strip() and not matches(line):
+                    out.append(line)
+    return out
+
+
+def _nccl_info_lines() -> list[str]:
+    """NCCL INFO lines of every corpus log (NCCL prints them at init whatever happens later), no trouble words."""
+    matches = _rule_matcher()
+    out = []
+    for row in manifest():
+        for f in _files(row["file"]):
+            out += [ln for ln in f.read_text(encoding="utf-8", errors="replace").splitlines()
+                    if "NCCL INFO" in ln and not _TROUBLE.search(ln) and not matches(ln)]
+    return out
+
+
+def _randomised(pools: list[tuple[list[str], float]], nbytes: int, rnd: random.Random) -> bytes:
+    """``nbytes`` of lines drawn from ``pools`` (``(lines, share)``), numbers randomised."""
+    def vary(m: re.Match[str]) -> str:
+        if m.group(1):
+            return m.group(1)
+        n = len(m.group(2))
+        return str(rnd.randrange(10 ** (n - 1) if n > 1 else 0, 10 ** n))
+
+    shares = [s for _, s in pools]
+    out: list[str] = []
+    size = 0
+    while size < nbytes:
+        lines = rnd.choices(pools, weights=shares)[0][0]
+        line = _NUMBERS.sub(vary, rnd.choice(lines))
+        out.append(line)
+        size += len(line.encode()) + 1
+    return ("\n".join(out) + "\n").encode()
+
+
+def _write_noise(f, unique: bytes, nbytes: int, rnd: random.Random) -> None:  # noqa: ANN001 - a binary file
+    """``nbytes`` of whole lines: random 1 MB slices of ``unique``."""
+    starts = [0] + [m.end() for m in re.finditer(rb"\n", unique)][:-1]
+    written = 0
+    while written < nbytes:
+        s = rnd.choice(starts)
+        chunk = unique[s: s + min(MB, nbytes - written)]
+        cut = chunk.rfind(b"\n") + 1 or len(chunk)
+        f.write(chunk[:cut])
+        written += cut
+
+
+def build(directory: Path, mb: int, small_jobs: int, seed: int = 0) -> dict:
+    """Build (or reuse) every input under ``directory/<key>``; returns ``meta`` (paths, expected labels, bytes)."""
+    key = corpus_key(mb, small_jobs, seed)
+    out = directory / key
+    meta_path = out / "meta.json"
+    if meta_path.exists():
+        return json.loads(meta_path.read_text())
+    if directory.exists():  # older builds (another corpus or size) go
+        for old in directory.iterdir():
+            shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
+    out.mkdir(parents=True)
+    rnd = random.Random(seed)
+    labels = {r["file"]: r["label"] for r in manifest()}
+    healthy = healthy_lines()
+    trainer = [ln for ln in healthy if _TRAINER.search(ln)]
+    ray = [ln for ln in healthy if _RAY_PREFIX.match(ln)]
+    nccl = _nccl_info_lines()
+    pools = {
+        "trainer": [(trainer, 0.9), (healthy, 0.1)],
+        "ray": [(ray, 0.9), (healthy, 0.1)],
+        "nccl": [(nccl, 0.85), (trainer, 0.15)],
+        "torchrun": [(trainer, 0.9), (healthy, 0.1)],
+    }
+    meta: dict = {"key": key, "mb": mb, "shapes": {}, "pool_lines": {k: len(v[0][0]) for k, v in pools.items()}}
+    for shape, pool in pools.items():
+        unique = _randomised(pool, UNIQUE_BYTES, rnd)
+        tail = CORPUS / TAILS[shape]
+        if shape != "torchrun":
+            path = out / f"{shape}.log"
+            with open(path, "wb") as f:
+                _write_noise(f, unique, mb * MB, rnd)
+                f.write(tail.read_bytes())
+            size = path.stat().st_size
+        else:
+            path = out / "torchrun-run"
+            real = {p.relative_to(tail): p for p in tail.rglob("*") if p.is_file() and "attempt_0" in p.parts}
+            per_file = mb * MB // (2 * RANKS)
+            for r in range(RANKS):
+                for stream in ("stdout.log", "stderr.log"):
+                    rel = Path("attempt_0") / str(r) / stream
+                    (path / rel).parent.mkdir(parents=True, exist_ok=True)
+                    with open(path / rel, "wb") as f:
+                        _write_noise(f, unique, per_file, rnd)
+                        if rel in real:
+                            f.write(real[rel].read_bytes())
+            for rel, p in real.items():  # error.json files
+                if not (path / rel).exists():
+                    shutil.copyfile(p, path / rel)
+            size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        meta["shapes"][shape] = {"path": str(path), "bytes": size, "expected": labels[TAILS[shape]],
+                                 "tail": TAILS[shape]}
+    # small job folders: one corpus job each, as is
+    small = out / "small"
+    rows = [r for r in manifest() if r["label"] != "unknown" and (CORPUS / r["file"]).is_file()]
+    expected = {}
+    for i in range(small_jobs):
+        row = rows[i % len(rows)]
+        src = CORPUS / row["file"]
+        job = small / f"job-{i:05d}"
+        job.mkdir(parents=True)
+        shutil.copyfile(src, job / src.name)
+        expected[str(job)] = row["label"]
+    meta["small"] = {"path": str(small), "jobs": small_jobs, "expected": expected,
+                     "bytes": sum(p.stat().st_size for p in small.rglob("*") if p.is_file())}
+    # a small failing log for the start-up figure: the shortest single-file failing corpus log of 5+ lines
+    short = min((r for r in rows if r["label"] != "no_failure"
+                 and len((CORPUS / r["file"]).read_bytes().splitlines()) >= 5),
+                key=lambda r: (CORPUS / r["file"]).stat().st_size)
+    meta["tiny"] = {"path": str(CORPUS / short["file"]), "expected": short["label"],
+                    "lines": len((CORPUS / short["file"]).read_text(errors="replace").splitlines())}
+    meta_path.write_text(json.dumps(meta, indent=1))
+    return meta

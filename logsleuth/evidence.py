@@ -1,0 +1,77 @@
+"""``JobEvidence``: everything ``pipeline.collect`` keeps of one job, frozen, for ``pipeline.decide`` to judge.
+
+Collecting reads and parses the logs once (the expensive part); deciding is pure over this record and a rule set,
+so training and evaluation collect each corpus job once and decide as often as they need (rules only, with a
+fold's model, ablated).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+from .types import Event, Match
+
+@dataclass(frozen=True, slots=True)
+class RankActivity:
+    """One global rank's footprint in the job (``Event.rank``; a communicator/group rank is never counted here).
+
+    Attributes:
+        events: events seen with this rank.
+        errors: error-level events among them.
+        first: time of its first event (raw, maybe year-less), or None.
+        last: time of its last event, or None.
+        hosts: hosts its lines named.
+    """
+
+    events: int = 0
+    errors: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+    hosts: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True, eq=False)  # identity: ``clock`` is keyed by the ids of its own events
+class JobEvidence:
+    """What one job's logs say, before any decision.
+
+    Attributes:
+        matches: raw rule matches in arrival order (``RuleSet.finalize`` has not applied context yet).
+        context_hits: indices of the rule set's context patterns seen anywhere in the job.
+        last_lines: path -> last line number seen (``tail_lines`` rules).
+        unexplained: error events (and NCCL WARNs) no rule matched, in arrival order.
+        notable: warning+ or rule-matched events (the classifier's input), in arrival order.
+        tail: the job's last events (the classifier's input).
+        facts: typed facts (``logsleuth.factlayer``: process exits, exceptions, NCCL warnings, hardware...) in arrival order.
+        versions: software name -> version printed in the log.
+        elastic_root: the elastic summary's "Root Cause (first observed failure)" entry, if any.
+        world_size: the largest world size the logs state, or None.
+        ranks: global rank -> ``RankActivity``.
+        hosts: every host named.
+        clock: ``id(event)`` of each kept event -> its time (or its file's last time before it), year-normalised.
+        file_index: path -> its position among the job's inputs.
+        stats: ``bytes``, ``lines``, ``events``, ``error_events``, ``truncated_lines``, ``skipped_lines``, ``paths``,
+            ``skipped``, ``seconds`` (time spent collecting).
+    """
+
+    matches: tuple[Match, ...] = ()
+    context_hits: frozenset[int] = frozenset()
+    last_lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    unexplained: tuple[Event, ...] = ()
+    notable: tuple[Event, ...] = ()
+    tail: tuple[Event, ...] = ()
+    facts: tuple[Any, ...] = ()
+    versions: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    elastic_root: Event | None = None
+    world_size: int | None = None
+    ranks: Mapping[int, RankActivity] = field(default_factory=lambda: MappingProxyType({}))
+    hosts: frozenset[str] = frozenset()
+    clock: Mapping[int, datetime | None] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    file_index: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    stats: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def time_of(self, event: Event) -> datetime | None:
+        """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""
+        return self.clock.get(id(event))
