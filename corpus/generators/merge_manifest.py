@@ -27,7 +27,7 @@ PRODUCT_SPLITS = ("dev", "heldout")
 # Root-cause ids of /work/shared/taxonomy.md that the product does not accept yet (its eval rejects a manifest label
 # outside its taxonomy). Rows with these labels stay in their fragments but are left out of manifest.csv until the
 # product learns the id: delete an id here in the change that adds it to the product, then rerun this script.
-PENDING_IDS = frozenset({"silent_hang"})
+PENDING_IDS: frozenset[str] = frozenset()
 
 # GitHub owner/repo (lower case) -> family, where a family spans several repos or the repo name is not the usual name.
 _FAMILIES = {
