@@ -22,7 +22,7 @@ FIELDS = ["file", "label", "source", "notes", "split", "ecosystem", "batch"]
 # can be measured alone. The product's eval accepts only the splits in PRODUCT_SPLITS; a fragment's other held-out
 # split ("heldout3") is written to manifest.csv as "heldout" and kept in batch. Add a split to PRODUCT_SPLITS in the
 # change that teaches the product that split.
-PRODUCT_SPLITS = ("dev", "heldout")
+PRODUCT_SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
 
 # Root-cause ids of /work/shared/taxonomy.md that the product does not accept yet (its eval rejects a manifest label
 # outside its taxonomy). Rows with these labels stay in their fragments but are left out of manifest.csv until the
