@@ -25,7 +25,7 @@ from ..facts import PATTERNS as VERSION_PATTERNS
 from ..parse import gate as parse_gate
 from ..read import LineGate
 from . import native
-from .prefilter import required_literals
+from .prefilter import required_literals_many
 
 if TYPE_CHECKING:
     from .engine import RuleSet
@@ -79,9 +79,8 @@ def relax(pattern: str) -> str:
     return "".join(out)
 
 
-def _literal_re(pattern: str) -> str | None:
-    """An RE2 alternation of ``pattern``'s literal factors (every match holds one), or None when it has none."""
-    f = required_literals(_NAMED.sub("(", pattern))  # ``regex`` allows a group name twice; ``re``'s parser does not
+def _literal_re(f: tuple[frozenset[str], bool] | None) -> str | None:
+    """An RE2 alternation of a pattern's literal factors ``f`` (``prefilter.required_literals``), or None."""
     if f is None:
         return None
     alts, ci = f
@@ -100,7 +99,7 @@ def build(rules: RuleSet) -> LineGate | None:
     n_ctx = len(patterns) - ctx_base
     versions = [_NAMED.sub("(", p.pattern) for _name, p in VERSION_PATTERNS]
     keep: list[str] = [*parse_gate.PATTERNS, *(g for g in FACTS_GATE if g not in _VERSION_WORDS)]
-    if all(_literal_re(p) is not None for p in versions):
+    if all(f is not None for f in required_literals_many(versions)):
         patterns += versions
     else:  # ``regex``-only syntax (a repeated group name): their words decide
         keep += _VERSION_WORDS
@@ -108,8 +107,10 @@ def build(rules: RuleSet) -> LineGate | None:
     checked: list[str] = []
     context_of: list[int | None] = []  # per checked pattern: its index in rules.context_patterns, or None
     use_native = native.available()
+    # ``regex`` allows a group name twice; ``re``'s parser (which derives the factors) does not
+    factors = required_literals_many([_NAMED.sub("(", p) for p in patterns])
     for i, p in enumerate(patterns):
-        lit = _literal_re(p)
+        lit = _literal_re(factors[i])
         if lit is None:
             return None
         if use_native and not _CROSSES_LINES.search(p) and p.isascii():
