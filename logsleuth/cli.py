@@ -2,6 +2,8 @@
 
 Exit codes: 0 analysed; 1 a failure at or above ``--fail-on`` (only with that flag) or failing rule examples;
 2 bad usage, unreadable input or invalid rules (one line on stderr, no traceback unless ``--debug``).
+Global flags (``--debug``, ``-q``, ``-v``) are accepted anywhere on the command line; a closed stdout pipe
+(``logsleuth rules list | head -3``) ends the command quietly.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 rules_app = typer.Typer(no_args_is_help=True, help="Validate, test and list rules.")
 app.add_typer(rules_app, name="rules")
 
-_state = {"debug": False}
+_state = {"debug": False, "verbosity": 0}
+GLOBAL_FLAGS = frozenset({"--debug", "-q", "--quiet", "-v", "--verbose", "-vv"})
 
 
 class Format(str, Enum):
@@ -34,7 +37,15 @@ class Format(str, Enum):
     json = "json"
 
 
-class Severity(str, Enum):
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"logsleuth: error: {message}", err=True)
+    return typer.Exit(code)
+
+
+class FailOn(str, Enum):
+    """``--fail-on`` levels: a severity, or ``unknown`` (any failure, and also an ``unknown`` verdict)."""
+
+    unknown = "unknown"
     info = "info"
     low = "low"
     medium = "medium"
@@ -42,18 +53,36 @@ class Severity(str, Enum):
     critical = "critical"
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"logsleuth: error: {message}", err=True)
-    return typer.Exit(code)
+class OutFormat(str, Enum):
+    text = "text"
+    json = "json"
 
 
 def _write(text: str, output: Optional[Path]) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    tmp = output.with_name(f".{output.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, output)  # atomic: a reader never sees half a report
+    from .outfile import write_text
+
+    write_text(text, output)  # atomic: a reader never sees half a report, and no temp file is left
+
+
+def _info(message: str) -> None:
+    """A progress/summary line on stderr, silenced by ``-q``."""
+    if _state["verbosity"] >= 0:
+        typer.echo(message, err=True)
+
+
+def _stdin_readable() -> bool:
+    return sys.stdin is not None and not sys.stdin.closed and _fd_open(sys.stdin)
+
+
+def _fd_open(stream: object) -> bool:
+    try:
+        os.fstat(stream.fileno())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
 
 
 def handles_errors(fn: Callable[..., None]) -> Callable[..., None]:
@@ -63,8 +92,8 @@ def handles_errors(fn: Callable[..., None]) -> Callable[..., None]:
     def wrapper(*args: object, **kwargs: object) -> None:
         try:
             fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort):
-            raise
+        except (typer.Exit, typer.Abort, BrokenPipeError):
+            raise  # BrokenPipeError: the reader went away (| head); click exits quietly
         except LogsleuthError as exc:
             if _state["debug"]:
                 traceback.print_exc()
@@ -79,15 +108,27 @@ def handles_errors(fn: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"logsleuth {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main_callback(
-    debug: Annotated[bool, typer.Option("--debug", help="Show the full traceback of an error.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show the full traceback of an error (accepted anywhere).")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary lines on stderr (accepted anywhere).")] = False,
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More detail on stderr, e.g. what was read and how fast (accepted anywhere).")] = 0,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     """Tells why a distributed training job died.
 
     Example: cat job.log | logsleuth analyze
     """
     _state["debug"] = debug
+    _state["verbosity"] = -1 if quiet else verbose
 
 
 @app.command()
@@ -100,7 +141,7 @@ def analyze(
     no_model: Annotated[bool, typer.Option("--no-model", help="Rules only; do not consult the classifier.")] = False,
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not redact tokens/keys/passwords.")] = False,
     redact_hosts: Annotated[bool, typer.Option("--redact-hosts", help="Also replace host names and IPs by node-1, node-2...")] = False,
-    fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a failure of this severity or higher is found.")] = None,
+    fail_on: Annotated[Optional[FailOn], typer.Option("--fail-on", help="Exit 1 when a failure of this severity or higher is found; 'unknown': any failure or an unknown verdict.")] = None,
     template_dir: Annotated[Optional[Path], typer.Option("--template-dir", help="Directory with <format>.j2 templates overriding the built-ins.")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show which lines and n-gram features drove the classifier's vote.")] = False,
 ) -> None:
@@ -110,15 +151,36 @@ def analyze(
     """
     from .pipeline import analyze as run_analyze
     from .report import render
-    from .types import SEVERITY_RANK
 
-    if not paths and sys.stdin.isatty():
-        raise _fail("no input: give a log path, or pipe a log into 'logsleuth analyze'")
+    if not paths or "-" in paths:
+        if not _stdin_readable():
+            raise _fail("no input: stdin is closed; give a log path, or pipe a log into 'logsleuth analyze'")
+        if not paths and sys.stdin.isatty():
+            raise _fail("no input: give a log path, or pipe a log into 'logsleuth analyze'")
+    if output is not None:
+        from .outfile import check_output
+
+        check_output(output)  # before the analysis, not after it
     diag = run_analyze(paths or ["-"], rules_dirs=rules or [], model=not no_model, explain=explain)
     _write(render(diag, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
-    if fail_on is not None and diag.verdict == "failure" and diag.severity is not None:
-        if SEVERITY_RANK[diag.severity] >= SEVERITY_RANK[fail_on.value]:
-            raise typer.Exit(1)
+    if _state["verbosity"] > 0:
+        st = diag.stats
+        typer.echo(f"read {len(st.get('paths', []))} file(s), {st.get('bytes', 0)} bytes, {st.get('lines', 0)} lines "
+                   f"({st.get('skipped_lines', 0)} skipped by the gate), {st.get('events', 0)} events in "
+                   f"{st.get('seconds', 0.0):.3f} s", err=True)
+    if fail_on is not None and _fails(diag.verdict, diag.severity, fail_on.value):
+        raise typer.Exit(1)
+
+
+def _fails(verdict: str, severity: Optional[str], fail_on: str) -> bool:
+    """Whether ``--fail-on fail_on`` turns this result into exit 1."""
+    from .types import SEVERITY_RANK
+
+    if verdict == "unknown":
+        return fail_on == "unknown"
+    if verdict != "failure":
+        return False
+    return fail_on == "unknown" or SEVERITY_RANK[severity or "critical"] >= SEVERITY_RANK[fail_on]
 
 
 @app.command()
@@ -192,7 +254,7 @@ def scan(
     if output is not None and output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
         raise _fail(f"--output must end in .parquet, .csv or .jsonl: {output}")
     ruleset = load_rules(rules or [])
-    bar = ScanProgressBar() if not no_progress and progress_wanted() else None
+    bar = ScanProgressBar() if not no_progress and _state["verbosity"] >= 0 and progress_wanted() else None
     with bar if bar is not None else contextlib.nullcontext():
         df = run_scan(
             paths, jobs=jobs, group_by=group_by.value, rules=ruleset, model=not no_model, cache=cache,
@@ -201,7 +263,7 @@ def scan(
         )
     if output is not None:
         write_table(df, output)
-        typer.echo(f"wrote {len(df)} rows to {output}", err=True)
+        _info(f"wrote {len(df)} rows to {output}")
     sys.stdout.write(render_summary(summarize(df), fmt.value))
 
 
@@ -210,6 +272,7 @@ def scan(
 def rules_validate(
     rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
     no_builtin: Annotated[bool, typer.Option("--no-builtin", help="Validate only the --rules directories.")] = False,
+    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text, or json: {valid, problems: [{where, message}]}.")] = OutFormat.text,
 ) -> None:
     """Check every rule file (schema, ids, regexes, placeholders); print problems as path:line.
 
@@ -226,11 +289,16 @@ def rules_validate(
         except LogsleuthError as exc:
             problems.append((exc.source or str(p), exc.message))
     problems.extend(validate(files))
-    for where, msg in problems:
-        typer.echo(f"{where}: {msg}", err=True)
+    if fmt == OutFormat.json:
+        typer.echo(json.dumps({"valid": len(files) if not problems else 0,
+                               "problems": [{"where": w, "message": m} for w, m in problems]}, indent=2))
+    else:
+        for where, msg in problems:
+            typer.echo(f"{where}: {msg}", err=True)
     if problems:
         raise typer.Exit(2)
-    typer.echo(f"{len(files)} rules valid")
+    if fmt == OutFormat.text:
+        typer.echo(f"{len(files)} rules valid")
 
 
 @rules_app.command("test")
@@ -238,6 +306,7 @@ def rules_validate(
 def rules_test(
     rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
     rule_id: Annotated[Optional[str], typer.Option("--id", help="Only this rule.")] = None,
+    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text, or json: {passed, failed, failures: [...]}.")] = OutFormat.text,
 ) -> None:
     """Run every rule's own match/no_match examples through the parser and engine.
 
@@ -249,10 +318,15 @@ def rules_test(
     ruleset = load_rules(rules or [])
     results = run_examples(ruleset, rule_id)
     bad = [r for r in results if not r.ok]
-    for r in bad:
-        first = r.text.strip().splitlines()[0][:120] if r.text.strip() else ""
-        typer.echo(f"FAIL {r.rule_id} {r.kind}[{r.index}]: {first}", err=True)
-    typer.echo(f"{len(results) - len(bad)} passed, {len(bad)} failed")
+    if fmt == OutFormat.json:
+        typer.echo(json.dumps({"passed": len(results) - len(bad), "failed": len(bad),
+                               "failures": [{"rule_id": r.rule_id, "kind": r.kind, "index": r.index, "text": r.text}
+                                            for r in bad]}, indent=2))
+    else:
+        for r in bad:
+            first = r.text.strip().splitlines()[0][:120] if r.text.strip() else ""
+            typer.echo(f"FAIL {r.rule_id} {r.kind}[{r.index}]: {first}", err=True)
+        typer.echo(f"{len(results) - len(bad)} passed, {len(bad)} failed")
     if bad:
         raise typer.Exit(1)
 
@@ -261,6 +335,7 @@ def rules_test(
 @handles_errors
 def rules_list(
     rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
+    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text columns, or json: a list of {id, root_cause, role, severity, title}.")] = OutFormat.text,
 ) -> None:
     """List rules: id, root cause, role, severity, title.
 
@@ -268,8 +343,12 @@ def rules_list(
     """
     from .rules import load_rules
 
-    for r in load_rules(rules or []).rules:
-        s = r.spec
+    specs = [r.spec for r in load_rules(rules or []).rules]
+    if fmt == OutFormat.json:
+        typer.echo(json.dumps([{"id": s.id, "root_cause": s.root_cause, "role": s.role, "severity": s.severity,
+                                "title": s.title} for s in specs], indent=2))
+        return
+    for s in specs:
         typer.echo(f"{s.id:48} {s.root_cause:26} {s.role:8} {s.severity:9} {s.title}")
 
 
@@ -373,6 +452,7 @@ def train(
     corpus: Annotated[Optional[Path], typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write model.skops, model.scorer.npz and model.json here (default: inside the package, where analyze looks).")] = None,
     threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide (stored in model.json).")] = 0.5,
+    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text, or json: the sidecar's metadata plus the written paths and seconds.")] = OutFormat.text,
 ) -> None:
     """Train the classifier on every labelled log of the corpus and write the model + sidecar.
 
@@ -382,8 +462,12 @@ def train(
     from .classify.train import train as run_train
 
     corpus = corpus or _default_corpus()
-    with _console().status(f"analysing and training on {corpus}/manifest.csv ..."):
+    with _status(f"analysing and training on {corpus}/manifest.csv ..."):
         res = run_train(corpus, output or MODEL_DIR, threshold=threshold)
+    if fmt == OutFormat.json:
+        typer.echo(json.dumps({"model": str(res.model_path), "sidecar": str(res.sidecar_path),
+                               "seconds": round(res.seconds, 3), "meta": res.meta}, indent=2, default=str))
+        return
     td = res.meta["training_data"]
     typer.echo(f"trained on {td['files']} logs ({td['groups']} groups, {len(res.meta['labels'])} labels) "
                f"in {res.seconds:.1f} s -> {res.model_path} ({res.model_path.stat().st_size // 1024} KiB), {res.sidecar_path.name}")
@@ -391,17 +475,28 @@ def train(
         typer.echo(f"left to the rules (one log only): {', '.join(res.meta['labels_skipped'])}")
 
 
-def _console():  # noqa: ANN202 - rich is imported lazily
+def _status(message: str):  # noqa: ANN202 - rich is imported lazily
+    """A spinner on stderr (none with ``-q``); ``.update(text)`` changes its text."""
+    import contextlib
+
     from rich.console import Console
 
-    return Console(stderr=True)
+    if _state["verbosity"] < 0:
+        return contextlib.nullcontext(_NoStatus())
+    return Console(stderr=True).status(message)
+
+
+class _NoStatus:
+    def update(self, *_: object) -> None:
+        pass
 
 
 @app.command("eval")
 @handles_errors
 def eval_(
     corpus: Annotated[Optional[Path], typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help='Print {"rules": M, "model": M, "combined": M} as JSON.')] = False,
+    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help='text, or json: {"rules": M, "model": M, "combined": M}.')] = OutFormat.text,
+    as_json: Annotated[bool, typer.Option("--json", help="Alias of -f json.")] = False,
     drop_rule_lines: Annotated[bool, typer.Option("--drop-rule-lines", help="Ablation: delete the lines the winning rule matched from each log, then evaluate.")] = False,
     folds: Annotated[int, typer.Option("--folds", "-k", min=2, help="Number of grouped cross-validation folds.")] = 5,
     threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide.")] = 0.5,
@@ -413,16 +508,24 @@ def eval_(
     from .classify.evaluate import evaluate, format_text, to_json
 
     corpus = corpus or _default_corpus()
-    console = _console()
-    with console.status("analysing the corpus ...") as status:
+    with _status("analysing the corpus ...") as status:
         res = evaluate(corpus, folds=folds, drop_rule_lines=drop_rule_lines, threshold=threshold,
                        progress=lambda done, k: status.update(f"cross-validation: fold {done}/{k} done"))
-    if as_json:
+    if as_json or fmt == OutFormat.json:
         typer.echo(json.dumps(to_json(res), indent=2))
     else:
         typer.echo(format_text(res), nl=False)
 
 
-def main() -> None:
-    """Console entry point."""
-    app()
+def hoist_global_flags(argv: list[str]) -> list[str]:
+    """Move ``--debug``/``-q``/``-v`` from anywhere (``logsleuth analyze x.log --debug``) to before the subcommand,
+    where click parses them; nothing after ``--`` is touched."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    flags = [a for a in argv[:cut] if a in GLOBAL_FLAGS]
+    rest = [a for a in argv[:cut] if a not in GLOBAL_FLAGS]
+    return [*flags, *rest, *argv[cut:]]
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Console entry point (``argv`` defaults to ``sys.argv[1:]``)."""
+    app(args=hoist_global_flags(list(sys.argv[1:] if argv is None else argv)), prog_name="logsleuth")
