@@ -157,6 +157,14 @@ class RuleSet:
     def __len__(self) -> int:
         return len(self.rules)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a scan worker receives: the rules, without this process's caches (the line gate holds native
+        objects; a worker builds its own from the on-disk caches)."""
+        state = dict(self.__dict__)
+        state.pop("_line_gate", None)
+        state["_last"] = (None, set())
+        return state
+
     def fingerprint(self) -> str:
         """A short sha256 over every rule's content (id, patterns, context, texts): changes when any rule does."""
         import hashlib
