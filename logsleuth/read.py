@@ -280,43 +280,17 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
             lines[0] = lines[0][:MAX_LINE_BYTES]
             stats.truncated_lines += 1
         base = held_first + len(held)
-        pos, idx, size = 0, 0, len(region)
-        while pos <= size:
-            m = search.search(region, pos)
-            if m is None:
-                break
-            start = m.start()
-            idx += region.count(b"\n", pos, start)
-            h = base + idx
-            line_start = region.rfind(b"\n", 0, start) + 1
-            line_end = region.find(b"\n", start)
-            if line_end < 0:
-                line_end = size
+        for h, line_start, line_end in _hit_lines(search, region, base):
             is_block = False
             for lit in block_literals:
                 if region.find(lit, line_start, line_end) >= 0:
                     is_block = True
                     break
             keep.update(range(max(1, h - before), h + (block_after if is_block else after) + 1))
-            pos = line_end + 1  # the next line: one hit per line is enough
-            idx += 1
         if check is not None:
-            pos, idx = 0, 0
-            while pos <= size:
-                m = check.search(region, pos)
-                if m is None:
-                    break
-                start = m.start()
-                idx += region.count(b"\n", pos, start)
-                h = base + idx
-                line_start = region.rfind(b"\n", 0, start) + 1
-                line_end = region.find(b"\n", start)
-                if line_end < 0:
-                    line_end = size
+            for h, line_start, line_end in _hit_lines(check, region, base):
                 if h not in keep and confirm(region[line_start:line_end], seen):  # type: ignore[misc]
                     keep.update(range(max(1, h - before), h + after + 1))
-                pos = line_end + 1
-                idx += 1
         held.extend(lines)
         stats.lines += len(lines)
         where[0] = held_first + len(held) - 1
@@ -329,6 +303,25 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
             del held[:n]
             held_first = end
     yield from _decide(held, held_first, len(held), keep, gate.tail, stats)
+
+
+def _hit_lines(search: Any, region: bytes, base: int) -> Iterator[tuple[int, int, int]]:
+    """``(line number, start, end)`` of each line of ``region`` (whose first line is number ``base``) where the RE2
+    pattern ``search`` matches, once per line."""
+    pos, idx, size = 0, 0, len(region)
+    while pos <= size:
+        m = search.search(region, pos)
+        if m is None:
+            break
+        start = m.start()
+        idx += region.count(b"\n", pos, start)
+        line_start = region.rfind(b"\n", 0, start) + 1
+        line_end = region.find(b"\n", start)
+        if line_end < 0:
+            line_end = size
+        yield base + idx, line_start, line_end
+        pos = line_end + 1  # the next line: one hit per line is enough
+        idx += 1
 
 
 def _decide(held: list[bytes], first: int, n: int, keep: set[int], tail: int,
