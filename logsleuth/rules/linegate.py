@@ -2,7 +2,8 @@
 
 Two RE2 searches per block of bytes (``read.LineGate``):
 
-- *keep*: the parser's level/record words (``parse.gate``), multi-line record starts, and the literal factors of the
+- *keep*: the parser's level/record words (``parse.gate``), the fact layer's words (``factlayer.GATE``), multi-line
+  record starts, and the literal factors of the
   patterns a one-line check cannot judge (those that can match a newline: ``\\s``, ``[^...]``, ``\\n``, ``(?s)``...)
   and of the world-size facts; a line they hit is parsed.
 - *check*: the literal factors of every other rule, context and version pattern. A line they hit is parsed only
@@ -20,6 +21,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
+from ..factlayer import GATE as FACT_LAYER_GATE
 from ..facts import GATE as FACTS_GATE
 from ..facts import PATTERNS as VERSION_PATTERNS
 from ..parse import gate as parse_gate
@@ -98,7 +100,7 @@ def build(rules: RuleSet) -> LineGate | None:
     patterns += [p.pattern for p in rules.context_patterns]
     n_ctx = len(patterns) - ctx_base
     versions = [_NAMED.sub("(", p.pattern) for _name, p in VERSION_PATTERNS]
-    keep: list[str] = [*parse_gate.PATTERNS, *(g for g in FACTS_GATE if g not in _VERSION_WORDS)]
+    keep: list[str] = [*parse_gate.PATTERNS, *(g for g in FACTS_GATE if g not in _VERSION_WORDS), *FACT_LAYER_GATE]
     if all(f is not None for f in required_literals_many(versions)):
         patterns += versions
     else:  # ``regex``-only syntax (a repeated group name): their words decide
