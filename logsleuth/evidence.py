@@ -54,6 +54,9 @@ class JobEvidence:
         file_index: path -> its position among the job's inputs.
         stats: ``bytes``, ``lines``, ``events``, ``error_events``, ``truncated_lines``, ``skipped_lines``, ``paths``,
             ``skipped``, ``seconds`` (time spent collecting).
+        progress: global rank -> ``progress.RankProgress`` (last step printed, when), year-normalised.
+        end_time: the job's latest timed line, year-normalised (how long progress had stopped before the log ends).
+        flight: the analysis of the job's Flight Recorder dumps (``flight.FlightAnalysis``), None without dumps.
     """
 
     matches: tuple[Match, ...] = ()
@@ -71,6 +74,9 @@ class JobEvidence:
     clock: Mapping[int, datetime | None] = field(default_factory=lambda: MappingProxyType({}), repr=False)
     file_index: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     stats: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    progress: Mapping[int, Any] = field(default_factory=lambda: MappingProxyType({}))
+    end_time: datetime | None = None
+    flight: Any = None
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

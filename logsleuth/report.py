@@ -77,6 +77,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "fix": {"summary": d.fix.summary, "steps": list(d.fix.steps), "references": list(d.fix.references)},
         "versions": dict(d.versions),
         "ranks": dict(d.ranks),
+        "culprit": dict(d.culprit) or None,
         "stats": dict(d.stats),
     }
 
