@@ -19,6 +19,7 @@ from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact, facts_of
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
+from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
 from .parse import parse
@@ -239,7 +240,11 @@ def collect(
     """
     t0 = time.perf_counter()
     given = [os.fspath(p) for p in (paths or ["-"])]
-    files = expand_paths(given)
+    dumps_only = {p for p in given if only_dumps(p)}  # Flight Recorder dumps given beside the logs: not log input
+    if dumps_only and len(dumps_only) == len(given):
+        raise InputError("only Flight Recorder dumps given: pass the job's logs too (files or their directory)",
+                         given[0])
+    files = expand_paths([p for p in given if p not in dumps_only])
     err_files = error_files([p for p in given if os.path.isdir(p)])
     facts = {p: infer(p) for p in (*files, *err_files)}
     torchrun_runs = {p.replace("\\", "/").rsplit("/attempt_", 1)[0] for p, f in facts.items() if f.kind == "torchrun"}
