@@ -17,6 +17,7 @@ from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact, facts_of
+from .factlayer.reason import crash_library
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
@@ -328,6 +329,7 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
         order=order, stats=dict(evidence.stats), versions=dict(evidence.versions), elastic_root=evidence.elastic_root,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
+    diag = _name_crash_library(evidence, diag)
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer
         clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
         if clf is not None:
@@ -336,6 +338,18 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
     return decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
+
+
+def _name_crash_library(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """A native crash names the library of the innermost native frame when the log prints the stack."""
+    if diag.root_cause != "native_crash" or diag.first_failure is None:
+        return diag
+    frame = crash_library(evidence.facts, diag.first_failure)
+    if frame is None:
+        return diag
+    where = f"{frame.library}" + (f" ({frame.symbol})" if frame.symbol else "")
+    msg = f"{diag.message} Innermost native frame outside the runtime: {where}, line {frame.line}."
+    return dataclasses.replace(diag, message=msg)
 
 
 def _shipped_model() -> Voter | None:
