@@ -8,6 +8,8 @@ loss scalers, Megatron's grad-norm check).
 """
 from __future__ import annotations
 
+import re
+
 import regex
 
 from ..types import Event
@@ -79,14 +81,26 @@ _FRAME_GDB = regex.compile(r"^#(?P<i>\d+) +0x[0-9a-f]+ in (?P<sym>\S+) .*?from (
 _FRAME_BT = regex.compile(r"(?:^|\s)(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\((?P<sym>[^)+]*)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]")
 _FRAME_GLOG = regex.compile(r"^\s*@\s+0x[0-9a-f]+\s+(?P<sym>.*?)(?:\s+\((?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)[^)]*\))?\s*$", regex.M)
 
-# cheap substring gate: no fact can come from an event whose text has none of these
-_WORDS = regex.compile(
-    r"exitcode|return code|exit status|exited on signal|ssh exited|srun: error|Worker exit type|Killed|Segmentation "
-    r"fault|Aborted|Bus error|Illegal instruction|Floating point|SIG[A-Z]|signal|(?i:exit ?code)|Fatal Python error|"
-    r"terminate called|Error|Exception|NCCL WARN|NVRM|fallen off|ECC|AER|Unknown Error|NVIDIA-SMI|CUDA|Cuda|cudaError|"
-    r"CANCELLED|oom[-_]kill|NODE_FAIL|Node failure|OOMKilled|Evicted|low on resource|(?i:\bnan\b|\binf\b|overflow|"
-    r"loss scale)|Killing subprocess|\.so\b|frame #|^\s*@\s+0x"
-)
+# cheap gate: no fact can come from an event whose text has none of these (plain substring tests: the ``regex``
+# alternation this replaced cost ~65 us per event, this costs a few)
+_CS_WORDS = ("SIG", "ECC", "AER:", "NVRM", "NCCL WARN", "CUDA", "Cuda", "cudaError", "CANCELLED", "NODE_FAIL",
+             "OOMKilled", "Evicted", "Error", "Exception", "Killed", "Segmentation fault", "Aborted", "Bus error",
+             "Illegal instruction", "Floating point", "Fatal Python error", "terminate called", "frame #", ".so")
+_CI_WORDS = ("exitcode", "exit code", "return code", "exit status", "exited on signal", "ssh exited", "srun: error",
+             "worker exit type", "signal", "oom", "fallen off", "unknown error", "nvidia-smi", "node failure",
+             "low on resource", "overflow", "loss scale", "killing subprocess", "no space left", "quota")
+_NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
+
+
+def _may_hold_facts(text: str) -> bool:
+    if any(w in text for w in _CS_WORDS):
+        return True
+    low = text.lower()
+    if any(w in low for w in _CI_WORDS):
+        return True
+    if ("nan" in low or "inf" in low) and _NANINF.search(text):
+        return True
+    return "@" in text and "0x" in text
 
 
 def facts_of(ev: Event) -> tuple[Fact, ...]:
@@ -100,7 +114,7 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
         signals, scheduler verdicts, numeric health.
     """
     text = ev.text
-    if not _WORDS.search(text):
+    if not _may_hold_facts(text):
         return ()
     out: list[Fact] = []
     _exits(ev, text, out)
