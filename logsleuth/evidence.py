@@ -54,6 +54,8 @@ class JobEvidence:
         file_index: path -> its position among the job's inputs.
         stats: ``bytes``, ``lines``, ``events``, ``error_events``, ``truncated_lines``, ``skipped_lines``, ``paths``,
             ``skipped``, ``seconds`` (time spent collecting).
+        year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
+            file's mtime year; None (stdin with year-less clocks only) when neither is known.
     """
 
     matches: tuple[Match, ...] = ()
@@ -71,6 +73,7 @@ class JobEvidence:
     clock: Mapping[int, datetime | None] = field(default_factory=lambda: MappingProxyType({}), repr=False)
     file_index: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     stats: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    year: int | None = None
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

@@ -158,8 +158,41 @@ def line_gate(rules: RuleSet) -> LineGate | None:
     return gate
 
 
-def _job_year(state: JobState) -> int | None:
-    return max(state.years, key=lambda y: state.years[y]) if state.years else None
+def _job_year(state: JobState, files: Sequence[str] = ()) -> int | None:
+    """The year most full timestamps print; else the newest file's mtime year (a log is written in its year)."""
+    if state.years:
+        return max(state.years, key=lambda y: state.years[y])
+    mtimes = []
+    for f in files:
+        if f != "-":
+            try:
+                mtimes.append(os.stat(f).st_mtime)
+            except OSError:
+                continue
+    return datetime.fromtimestamp(max(mtimes)).year if mtimes else None
+
+
+def _dated_event(e: Event | None, year: int | None) -> Event | None:
+    if e is None or e.time is None or e.time.year != YEARLESS or year is None:
+        return e
+    return dataclasses.replace(e, time=_normalise(e.time, year))
+
+
+def _dated_matches(ms: Sequence[Match], year: int | None) -> tuple[Match, ...]:
+    return tuple(dataclasses.replace(m, event=_dated_event(m.event, year))
+                 if m.event.time is not None and m.event.time.year == YEARLESS else m for m in ms)
+
+
+def dated(diag: Diagnosis, year: int | None) -> Diagnosis:
+    """``diag`` with every year-less event time set to ``year`` (the JSON contract prints times with a year)."""
+    if year is None:
+        return diag
+    return dataclasses.replace(
+        diag, first_failure=_dated_event(diag.first_failure, year),
+        symptoms=_dated_matches(diag.symptoms, year), evidence=_dated_matches(diag.evidence, year),
+        unexplained=tuple(_dated_event(e, year) for e in diag.unexplained),  # type: ignore[misc]
+        hypotheses=tuple(dataclasses.replace(h, evidence=_dated_matches(h.evidence, year)) for h in diag.hypotheses),
+    )
 
 
 def _normalise(t: datetime | None, year: int | None) -> datetime | None:
@@ -183,8 +216,6 @@ def _order(ev: JobEvidence, kept: Sequence[Event]) -> Callable[[Event], Any]:
 
 def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     """Which ranks/hosts reported, which never appeared, which fell silent before the first failure."""
-    if not ev.ranks and not ev.hosts:
-        return {}
     ranks = ev.ranks
     seen = sorted(ranks)
     out: dict[str, Any] = {"world_size": ev.world_size, "seen": seen, "hosts": sorted(ev.hosts),
@@ -196,7 +227,8 @@ def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     ff_time = ev.time_of(ff) if ff is not None else None
     if ff_time is not None:
         out["silent_before_failure"] = [r for r in seen if ranks[r].last is not None and (ranks[r].last or ff_time) < ff_time]
-    out["last_seen"] = {str(r): iso(ranks[r].last) for r in seen if ranks[r].last}
+    # a clock with no known year has no ISO form: null (the contract's times always carry a year)
+    out["last_seen"] = {str(r): iso(t) if t.year != YEARLESS else None for r in seen if (t := ranks[r].last)}
     return out
 
 
@@ -259,7 +291,7 @@ def collect(
         if skipped:
             raise InputError(f"no readable log lines; {len(skipped)} file(s) failed, first: {skipped[0]['error']}", where)
         raise InputError("empty input: no log lines to analyse", where)
-    year = _job_year(state)
+    year = _job_year(state, files)
     stats = {
         "bytes": read_stats.bytes,
         "lines": read_stats.lines,
@@ -279,7 +311,7 @@ def collect(
         notable=tuple(state.notable), tail=tuple(state.tail), versions=MappingProxyType(dict(state.versions)),
         elastic_root=state.elastic_root, world_size=state.world_size, ranks=MappingProxyType(ranks),
         hosts=frozenset(state.hosts), clock=MappingProxyType({k: _normalise(t, year) for k, t in state.clock.items()}),
-        file_index=MappingProxyType(file_index), stats=MappingProxyType(stats),
+        file_index=MappingProxyType(file_index), stats=MappingProxyType(stats), year=year,
     )
 
 
@@ -307,12 +339,13 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     if model is None or (rule_decides(diag) and not explain):
-        return diag  # the model could not change the answer: do not even load it
+        return dated(diag, evidence.year)  # the model could not change the answer: do not even load it
     clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
     if clf is None:
-        return diag
+        return dated(diag, evidence.year)
     notable, tail = evidence.notable, evidence.tail
-    return combine(diag, lambda: clf.vote(notable, tail, diag, explain=explain), rules, explain=explain)
+    return dated(combine(diag, lambda: clf.vote(notable, tail, diag, explain=explain), rules, explain=explain),
+                 evidence.year)
 
 
 def _shipped_model() -> Voter | None:

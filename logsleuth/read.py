@@ -78,11 +78,23 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     """Turn user-given paths into the list of files to read.
 
     Directories are walked recursively for ``*.log``, ``*.out``, ``*.err``, ``*.txt`` (optionally ``.gz``/``.zst``),
-    in sorted order. ``"-"`` stands for stdin and is kept as is.
+    in sorted order. ``"-"`` stands for stdin and is kept as is. A file reached twice (given twice, inside a given
+    directory too, or through a symlink) is kept once, at its first place.
 
     Raises:
         InputError: a path does not exist, or a directory holds no log files.
     """
+    out: list[str] = []
+    seen: set[str] = set()  # real paths: the same file given twice (or through a symlink) is read once
+    for s in _expand(paths):
+        key = s if s == "-" else os.path.realpath(s)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     out: list[str] = []
     for p in paths:
         s = os.fspath(p)

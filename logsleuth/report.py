@@ -13,12 +13,12 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .errors import LogsleuthError
-from .parse.timestamps import iso
+from .models import SCHEMA_VERSION  # re-exported: report.SCHEMA_VERSION is public
+from .parse.timestamps import YEARLESS, iso
 from .redact import HostMap, redact
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 
-SCHEMA_VERSION = 1
 FORMATS = ("text", "markdown", "html", "json")
 MAX_TEXT = 2000  # characters of one evidence text kept in reports (tracebacks are longer: their tail is kept)
 
@@ -39,7 +39,9 @@ def _clip(text: str) -> str:
 
 
 def _event(e: Event) -> dict[str, Any]:
-    return {"path": e.path, "line": e.line, "end_line": e.end_line, "time": iso(e.time), "host": e.host,
+    dated = e.time is not None and e.time.year != YEARLESS
+    return {"path": e.path, "line": e.line, "end_line": e.end_line, "time": iso(e.time) if dated else None,
+            "time_raw": None if dated or e.time is None else iso(e.time), "host": e.host,
             "rank": e.rank, "local_rank": e.local_rank, "pid": e.pid, "source": e.source, "level": e.level,
             "text": _clip(e.text)}
 
@@ -50,11 +52,19 @@ def _match(m: Match) -> dict[str, Any]:
     return d
 
 
+def _unexplained_item(e: Event) -> dict[str, Any]:
+    """An error no rule explains, in the evidence list's shape (rule fields null)."""
+    return dict(_event(e), id=None, rule_id=None, role=None, confidence=None)
+
+
+RANK_KEYS = {"world_size": None, "seen": [], "hosts": [], "with_errors": [], "missing": [],
+             "silent_before_failure": [], "last_seen": {}}
+
+
 def to_dict(d: Diagnosis) -> dict[str, Any]:
     """The public JSON shape (design.md "Public contract"), unredacted."""
     ff = d.first_failure
-    evidence = [_match(m) for m in d.evidence] or [
-        dict(_event(e), rule_id=None) for e in d.unexplained[:10]]
+    evidence = [_match(m) for m in d.evidence] or [_unexplained_item(e) for e in d.unexplained[:10]]
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": d.verdict,
@@ -63,7 +73,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
             "title": d.title or taxonomy_title(d.root_cause),
             "message": d.message,
             "confidence": d.confidence,
-            "method": d.method,
+            "method": d.method if d.rule_id or d.method != "rule" or d.verdict == "no_failure" else "none",
             "rule_id": d.rule_id,
             "severity": d.severity,
         },
@@ -76,7 +86,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "unexplained": [_event(e) for e in d.unexplained],
         "fix": {"summary": d.fix.summary, "steps": list(d.fix.steps), "references": list(d.fix.references)},
         "versions": dict(d.versions),
-        "ranks": dict(d.ranks),
+        "ranks": {k: d.ranks.get(k, v) for k, v in RANK_KEYS.items()},
         "stats": dict(d.stats),
     }
 
