@@ -6,6 +6,8 @@ Policy (design.md "Diagnosis"):
   a later cause's rule ``explains`` the earlier root cause and has a higher severity.
 - After the winner, matches of collateral root causes (``peer_process_died``, ``collective_timeout``,
   ``job_preempted``) and of generic catch-all rules are symptoms of it, not rival hypotheses.
+- A cause rule marked ``fallback`` (a default reading of a fact: an unexplained SIGKILL is host memory, a fatal
+  signal a native crash) wins only when no specific cause rule (priority above the catch-alls) matched.
 - With only symptoms, the earliest symptom's root cause is reported at reduced confidence (the first failure
   is not in the log). Below ``ABSTAIN_BELOW`` the verdict is ``unknown``; with no match and no error event
   it is ``no_failure``.
@@ -105,6 +107,10 @@ def diagnose(
     versions = dict(versions or {})
     kept = sorted(resolve_events(matches), key=lambda m: order(m.event))
     causes = [m for m in kept if m.role == "cause"]
+    # a fallback cause (rule ``fallback: true``: what an unexplained fact usually means) yields to any specific cause
+    # in the job, wherever it is: an abort after "CUDA error: illegal memory access" is that CUDA error
+    if any(not rules.by_id[m.rule_id].spec.fallback and m.priority > GENERIC_PRIORITY for m in causes):
+        causes = [m for m in causes if not rules.by_id[m.rule_id].spec.fallback]
     symptoms_all = [m for m in kept if m.role == "symptom"]
 
     winner: Match | None = None

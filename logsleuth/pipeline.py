@@ -19,6 +19,8 @@ from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .facts import GATE as FACTS_GATE
 from .facts import find_versions, find_world_size
+from .factlayer import GATE as FACT_LAYER_GATE
+from .factlayer import Fact, facts_of
 from .jobfiles import error_file_event, error_files, infer
 from .parse import gate as parse_gate
 from .parse import parse
@@ -36,6 +38,7 @@ class Voter(Protocol):
 
 MAX_MATCHES_PER_RULE = 500  # a symptom repeated on a million lines needs no more evidence than this
 MAX_UNEXPLAINED = 200
+MAX_FACTS = 2000  # typed facts kept per job (a NaN loss printed every step needs no more)
 MAX_NOTABLE = 400  # warning+ or rule-matched events kept for the classifier
 TAIL_EVENTS = 40  # the job's last events, kept for the classifier (hangs show in how a log ends)
 
@@ -45,6 +48,7 @@ class JobState:
     """What the analysis keeps while streaming: bounded lists and counters, never all events."""
 
     matches: list[Match] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
     per_rule: dict[str, int] = field(default_factory=dict)
     unexplained: list[Event] = field(default_factory=list)
     context_hits: set[int] = field(default_factory=set)
@@ -109,8 +113,11 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
                 act.hosts.add(ev.host)
         if ev.host:
             state.hosts.add(ev.host)
-        found = match_event(ev)
-        kept = False
+        facts = facts_of(ev)
+        if facts:
+            state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
+        found = match_event(ev, facts)
+        kept = bool(facts)
         if found:
             for m in found:
                 n = state.per_rule.get(m.rule_id, 0)
@@ -152,7 +159,7 @@ def line_gate(rules: RuleSet) -> LineGate | None:
     gate: LineGate | None = None
     if not rules.prefilter.always and LineGate.available():
         literals = [re.escape(lit) for lit in rules.prefilter.literals]  # stdlib escaping is RE2 syntax
-        gate = LineGate([*literals, *parse_gate.PATTERNS, *FACTS_GATE], parse_gate.BLOCK_STARTS, before=0, after=0,
+        gate = LineGate([*literals, *parse_gate.PATTERNS, *FACTS_GATE, *FACT_LAYER_GATE], parse_gate.BLOCK_STARTS, before=0, after=0,
                         block_after=GATE_BLOCK_LINES, tail=GATE_TAIL_LINES)
     rules._line_gate = gate  # type: ignore[attr-defined]
     return gate
@@ -306,7 +313,7 @@ def collect(
     ranks = {r: RankActivity(a.events, a.errors, _normalise(a.first, year), _normalise(a.last, year), frozenset(a.hosts))
              for r, a in state.ranks.items()}
     return JobEvidence(
-        matches=tuple(state.matches), context_hits=frozenset(state.context_hits),
+        matches=tuple(state.matches), facts=tuple(state.facts), context_hits=frozenset(state.context_hits),
         last_lines=MappingProxyType(dict(state.last_lines)), unexplained=tuple(state.unexplained),
         notable=tuple(state.notable), tail=tuple(state.tail), versions=MappingProxyType(dict(state.versions)),
         elastic_root=state.elastic_root, world_size=state.world_size, ranks=MappingProxyType(ranks),

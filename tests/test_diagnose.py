@@ -49,5 +49,8 @@ def test_symptom_only_reports_lower_confidence(tmp_path) -> None:
 def test_no_failure_and_unknown(tmp_path) -> None:
     d = _run(tmp_path, ["step 1 loss 2.0", "step 2 loss 1.5", "training finished"])
     assert d.verdict == "no_failure" and d.root_cause == "no_failure"
-    d = _run(tmp_path, ["step 1 loss 2.0", "ERROR something nobody has a rule for", "Segmentation fault (core dumped)"])
+    d = _run(tmp_path, ["step 1 loss 2.0", "ERROR something nobody has a rule for", "FATAL nothing known either"])
     assert d.verdict == "unknown" and len(d.unexplained) == 2
+    # a bare fatal signal is no longer unexplained: the fact layer reads it as a native crash (a fallback reading)
+    d = _run(tmp_path, ["step 1 loss 2.0", "ERROR something nobody has a rule for", "Segmentation fault (core dumped)"])
+    assert d.root_cause == "native_crash" and d.rule_id == "process-crashed-by-signal"

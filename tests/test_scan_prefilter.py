@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from logsleuth.factlayer import fact_matches, facts_of
 from logsleuth.parse import parse, parse_text
 from logsleuth.read import iter_lines
 from logsleuth.rules.engine import _search
@@ -48,10 +49,13 @@ def test_prefilter_agrees_with_running_every_rule_on_the_whole_corpus(rules) -> 
     events.extend(parse_text("addreſs already in use\nBROKEN PIPE\nstep 1 loss 0.1"))
     assert len(events) > 1000
     for ev in events:
-        got = {m.rule_id for m in rules.match_event(ev)}
+        facts = facts_of(ev)
+        got = {m.rule_id for m in rules.match_event(ev, facts)}
         want = set()
         for r in rules.rules:
             if r.sources is not None and ev.source not in r.sources:
+                continue
+            if r.facts and not any(fact_matches(c, f) is not None for f in facts for c in r.facts):
                 continue
             if r.any and not any(_search(p, ev.text) for p in r.any):
                 continue

@@ -18,6 +18,7 @@ from typing import Any
 import regex
 
 from ..errors import RuleError
+from ..factlayer import Fact, fact_matches
 from ..types import Event, Match
 from .loader import RuleFile, load_file, rule_paths
 from .native import NativeMatcher
@@ -56,6 +57,7 @@ class CompiledRule:
     lowers: list[int] = field(default_factory=list)
     absent: list[int] = field(default_factory=list)
     sources: frozenset[str] | None = None
+    facts: tuple[dict[str, Any], ...] = ()  # ``match.facts`` conditions
     any_keys: tuple[int, ...] = ()  # prefilter keys of the ``any`` patterns
     all_keys: tuple[int, ...] = ()  # prefilter keys of the ``all`` patterns
 
@@ -102,6 +104,7 @@ class RuleSet:
                 lowers=[ctx(p) for p in s.context.lowers],
                 absent=[ctx(p) for p in s.context.absent],
                 sources=frozenset(s.sources) if s.sources else None,
+                facts=tuple(s.match.facts),
             ))
         self.by_id = {r.id: r for r in self.rules}
         # one automaton for everything: keys [0, n_match) are match patterns, then the context patterns
@@ -114,11 +117,12 @@ class RuleSet:
         self._ctx_base = len(match_patterns)
         self._rules_by_key: dict[int, list[int]] = {}
         self._always_rules: list[int] = []
+        self._fact_rules: list[int] = []  # rules with ``match.facts`` and no regex: tried on events with facts
         for i, r in enumerate(self.rules):
             for k in (*r.any_keys, *r.all_keys):
                 self._rules_by_key.setdefault(k, []).append(i)
             if not r.any_keys and not r.all_keys:
-                self._always_rules.append(i)
+                (self._fact_rules if r.facts else self._always_rules).append(i)
         all_patterns = match_patterns + [p.pattern for p in self.context_patterns]
         self.prefilter = LiteralPrefilter(all_patterns)
         self.native = NativeMatcher(all_patterns) if native_available() else None
@@ -150,16 +154,23 @@ class RuleSet:
         self._last = (text, hits)
         return hits
 
-    def match_event(self, event: Event) -> list[Match]:
-        """All rules that fire on ``event`` (before context: ``requires``/``boosts`` are applied by ``finalize``)."""
+    def match_event(self, event: Event, facts: Sequence[Fact] = ()) -> list[Match]:
+        """All rules that fire on ``event`` (before context: ``requires``/``boosts`` are applied by ``finalize``).
+
+        Args:
+            event: the parsed event.
+            facts: its typed facts (``factlayer.facts_of(event)``); rules with ``match.facts`` need one to hold.
+        """
         text = event.text
         keys = self.literal_hits(text)
-        if not keys and not self._always_rules:
+        if not keys and not self._always_rules and not (facts and self._fact_rules):
             return []
         by_key = self._rules_by_key
         candidates = {i for k in keys if k in by_key for i in by_key[k]}
         if self._always_rules:
             candidates.update(self._always_rules)
+        if facts and self._fact_rules:
+            candidates.update(self._fact_rules)
         if not candidates:
             return []
         out: list[Match] = []
@@ -190,8 +201,15 @@ class RuleSet:
                 groups.update(m.groupdict())
             if not ok or any(_search(p, text) for p in rule.none):
                 continue
+            fact_values: dict[str, Any] | None = None
+            if rule.facts:
+                fact_values = next((v for f in facts for c in rule.facts if (v := fact_matches(c, f)) is not None), None)
+                if fact_values is None:
+                    continue
             values = {k: v for k, v in event.params.items() if isinstance(v, _SCALARS)}
             values.update({"rank": event.rank, "local_rank": event.local_rank, "host": event.host, "pid": event.pid})
+            if fact_values is not None:
+                values.update({k: v for k, v in fact_values.items() if v is not None})
             values.update({k: v for k, v in groups.items() if v is not None})
             s = rule.spec
             out.append(Match(s.id, s.root_cause, s.role, event, values, s.severity, s.priority,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..factlayer import facts_of
 from ..parse import parse_text
 from .engine import RuleSet
 
@@ -27,7 +28,7 @@ def fires(rules: RuleSet, rule_id: str, text: str) -> bool:
     for ev in parse_text(text, path="<example>"):
         rules.context_hits(ev.text, hits)
         last = max(last, ev.end_line)
-        matches.extend(m for m in rules.match_event(ev) if m.rule_id == rule.id)
+        matches.extend(m for m in rules.match_event(ev, facts_of(ev)) if m.rule_id == rule.id)
     return bool(rules.finalize(matches, hits, {"<example>": last}))
 
 

@@ -1,7 +1,7 @@
 """The rule file format (one YAML file per rule), as a pydantic model. See design.md "Rule format"."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -13,11 +13,14 @@ class _Strict(BaseModel):
 
 
 class MatchSpec(_Strict):
-    """Regexes (``regex`` module syntax) searched in an event's text: ``any`` one, ``all`` of them, ``none`` of them."""
+    """Regexes (``regex`` module syntax) searched in an event's text: ``any`` one, ``all`` of them, ``none`` of them;
+    and ``facts``: conditions on the event's typed facts (``factlayer.conditions``), one of which must hold. A rule
+    needs regexes, facts, or both (then both must hold)."""
 
     any: list[str] = Field(default_factory=list)
     all: list[str] = Field(default_factory=list)
     none: list[str] = Field(default_factory=list)
+    facts: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class ContextSpec(_Strict):
@@ -52,6 +55,9 @@ class RuleSpec(_Strict):
     match: MatchSpec
     context: ContextSpec = ContextSpec()
     explains: list[str] = Field(default_factory=list)
+    # a default for when nothing more specific is known (an unexplained SIGKILL, a fatal signal): such a cause wins
+    # only when no other cause rule above the catch-all priority matched anywhere in the job
+    fallback: bool = False
     # the matched event must start within this many lines of the end of its file: "the log stops here" (a hang)
     tail_lines: int | None = Field(default=None, ge=1)
     message: str = Field(min_length=1)

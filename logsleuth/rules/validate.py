@@ -28,8 +28,15 @@ def _patterns(rf: RuleFile) -> Iterable[tuple[str, str]]:
 
 
 def group_names(rf: RuleFile) -> set[str]:
-    """Named groups of the rule's ``match.any``/``match.all`` patterns (those that compile)."""
+    """Named groups of the rule's ``match.any``/``match.all`` patterns (those that compile), plus the fields of the
+    fact kinds its ``match.facts`` conditions name."""
+    from ..factlayer.conditions import fields_of_kind
+    from ..factlayer.kinds import KINDS
+
     names: set[str] = set()
+    for cond in rf.spec.match.facts:
+        if isinstance(cond, dict) and cond.get("kind") in KINDS:
+            names.update(fields_of_kind(cond["kind"]))
     for p in (*rf.spec.match.any, *rf.spec.match.all):
         try:
             names.update(regex.compile(p).groupindex)
@@ -87,9 +94,21 @@ class RegexesCompile(Validator):
 
 class HasMatchPattern(Validator):
     def check(self, rf: RuleFile) -> list[Problem]:
-        if not rf.spec.match.any and not rf.spec.match.all:
-            return [(rf.where("match"), "match needs at least one 'any' or 'all' pattern")]
+        if not rf.spec.match.any and not rf.spec.match.all and not rf.spec.match.facts:
+            return [(rf.where("match"), "match needs at least one 'any' or 'all' pattern or a 'facts' condition")]
         return []
+
+
+class FactConditionsValid(Validator):
+    def check(self, rf: RuleFile) -> list[Problem]:
+        from ..factlayer import validate_condition
+
+        out = []
+        for i, cond in enumerate(rf.spec.match.facts):
+            why = validate_condition(cond)
+            if why is not None:
+                out.append((rf.where(f"match.facts.{i}"), why))
+        return out
 
 
 class MessagePlaceholdersAreGroups(Validator):

@@ -1,0 +1,278 @@
+"""Read typed facts (``kinds``) from one parsed event. Pure and per event: ``facts_of(event)``.
+
+Each recogniser below names the program whose output it reads; the wording is kept as those programs print it
+(torchrun/elastic ``api.py``, DeepSpeed ``launcher/launch.py``, Open MPI's ``orterun``, pdsh, Slurm's
+``srun``/``slurmstepd``, Ray's ``Worker exit type``, bash's job reports, CPython's ``faulthandler``, glog's failure
+signal handler, the NVIDIA kernel driver's ``NVRM: Xid``, Linux PCIe AER, Kubernetes pod status, DeepSpeed/apex
+loss scalers, Megatron's grad-norm check).
+"""
+from __future__ import annotations
+
+import regex
+
+from ..types import Event
+from . import tables
+from .kinds import (CudaError, ExceptionFact, Fact, GpuHardware, NcclWarning, NumericHealth, ProcessExit,
+                    SchedulerVerdict, SignalFact)
+
+_I = regex.IGNORECASE
+# --- process exits --------------------------------------------------------------------------------------------
+_ELASTIC_EXIT = regex.compile(r"exitcode\s*:\s*(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?"
+                              r"|failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)")
+_ELASTIC_SIGNAL = regex.compile(r"Signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\) received by PID (?P<pid>\d+)")
+_DS_EXIT = regex.compile(r"exits with return code = (?P<code>-?\d+)")
+_SUBPROCESS_EXIT = regex.compile(r"returned non-zero exit status (?P<code>-?\d+)")
+_MPI = regex.compile(r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<node>\S+) exited on signal "
+                     r"(?P<num>\d+) \((?P<word>[^)]+)\)")
+_PDSH = regex.compile(r"(?P<node>[\w.-]+): ssh exited with exit code (?P<code>\d+)")
+_SRUN = regex.compile(r"srun: error: (?P<node>[\w.-]+): tasks? (?P<task>[\d,\-\[\]]+): (?P<what>[A-Z][\w /()-]*)")
+_RAY_EXIT = regex.compile(r"Worker exit type: (?P<type>[A-Z_]+)")
+# bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
+_SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
+_SHELL = regex.compile(rf"(?m)^(?P<word>{_SIGWORDS})(?: +\(core dumped\))?\s*$"
+                       rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS})(?: +\(core dumped\))?(?:  +\S.*)?$")
+_MP_SIGNAL = regex.compile(r"(?:process \d+ terminated with signal|died with <Signals\.)(?: ?)(?P<name>SIG[A-Z]+)")
+_DATALOADER = regex.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
+_K8S_EXIT = regex.compile(r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)")
+_FAULTHANDLER = regex.compile(r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
+                              r"exception|Illegal instruction)")
+_GLOG_SIGNAL = regex.compile(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
+# --- exceptions ----------------------------------------------------------------------------------------------
+_TERMINATE = regex.compile(r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?")
+_EXC_LINE = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))(?::\s?(?P<msg>.*))?$")
+_ERRNO = regex.compile(r"\[Errno (?P<n>\d+)\]")
+_CAUSE_SPLIT = ("The above exception was the direct cause of the following exception",
+                "During handling of the above exception, another exception occurred")
+# --- NCCL, CUDA, GPU hardware ---------------------------------------------------------------------------------
+_NCCL_WARN = regex.compile(r"(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+)(?: \([^)]*\))? NCCL WARN")
+_NCCL_RESULT = regex.compile(r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
+                             r"RemoteError|InProgress))\b")
+_XID = regex.compile(r"NVRM: Xid \((?:PCI:)?(?P<dev>[0-9A-Fa-f:.]+)\): (?P<xid>\d+)")
+_FALLEN = regex.compile(r"(?i:GPU has fallen off the bus)|fallen off the bus")
+_ECC = regex.compile(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
+_AER = regex.compile(r"AER: (?P<kind>Uncorrected|Corrected|Multiple Uncorrected)? ?\(?(?P<sev>Fatal|Non-Fatal)?\)? ?error")
+_SMI = regex.compile(r"Unable to determine the device handle for GPU[\w:. ]*: Unknown Error|"
+                     r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")
+_CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
+_CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
+# --- signals and schedulers -----------------------------------------------------------------------------------
+_AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?P<name>SIG[A-Z]+) death signal")
+_CLOSING_SIGNAL = regex.compile(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
+_DS_KILL = regex.compile(r"Killing subprocess (?P<pid>\d+)")
+_SLURM_CANCEL = regex.compile(r"\*\*\* (?:JOB|STEP) [\w.]+ ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*")
+_SLURM_OOM = regex.compile(r"Detected \d+ oom[-_]kill event")
+_NODE_FAIL = regex.compile(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
+_K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
+_K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
+# --- numeric health --------------------------------------------------------------------------------------------
+_NAN_LOSS = regex.compile(r"(?i:\bloss\b[\"']?\s*(?:[:=]|is)\s*(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became|became) "
+                          r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)")
+_NAN_GRAD = regex.compile(r"found NaN in local grad norm|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
+                          r"returned nan values in its \d+\w* output")
+_OVERFLOW = regex.compile(r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )?to|loss scale(?:r)?[^\n]{0,20}?reducing[^\n]{0,20}?to) "
+                          r"(?P<scale>[\d.e+-]+)")
+_MIN_SCALE = regex.compile(r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum)")
+
+# cheap substring gate: no fact can come from an event whose text has none of these
+_WORDS = regex.compile(
+    r"exitcode|return code|exit status|exited on signal|ssh exited|srun: error|Worker exit type|Killed|Segmentation "
+    r"fault|Aborted|Bus error|Illegal instruction|Floating point|SIG[A-Z]|signal|(?i:exit ?code)|Fatal Python error|"
+    r"terminate called|Error|Exception|NCCL WARN|NVRM|fallen off|ECC|AER|Unknown Error|NVIDIA-SMI|CUDA|Cuda|cudaError|"
+    r"CANCELLED|oom[-_]kill|NODE_FAIL|Node failure|OOMKilled|Evicted|low on resource|(?i:\bnan\b|\binf\b|overflow|"
+    r"loss scale)|Killing subprocess"
+)
+
+
+def facts_of(ev: Event) -> tuple[Fact, ...]:
+    """The typed facts ``ev`` states (empty for most lines).
+
+    Args:
+        ev: one parsed event (a line, a traceback, an elastic summary entry).
+
+    Returns:
+        The facts in text order: process exits, exceptions, NCCL warnings, CUDA errors, GPU hardware lines,
+        signals, scheduler verdicts, numeric health.
+    """
+    text = ev.text
+    if not _WORDS.search(text):
+        return ()
+    out: list[Fact] = []
+    _exits(ev, text, out)
+    _exceptions(ev, text, out)
+    _device(ev, text, out)
+    _signals(ev, text, out)
+    _numeric(text, ev, out)
+    return tuple(out)
+
+
+def _exit(ev: Event, out: list[Fact], code: int | None, reporter: str, *, signal: str | None = None,
+          detail: str = "", task: int | None = None, node: str = "", proc: int | None = None) -> None:
+    sig = signal or tables.signal_of_exit(code)
+    out.append(ProcessExit(event=ev, code=code, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig or ""),
+                           reporter=reporter, detail=detail, task=task, node=node, proc=proc))
+
+
+def _exits(ev: Event, text: str, out: list[Fact]) -> None:
+    p = ev.params
+    if ev.source == "elastic" or "exitcode" in text:
+        m = _ELASTIC_EXIT.search(text)
+        if m and int(m["code"]) != 0:
+            s = _ELASTIC_SIGNAL.search(text)
+            _exit(ev, out, int(m["code"]), "torchrun", signal=s["name"] if s else None,
+                  proc=int(m["pid"]) if m["pid"] else p.get("pid") if isinstance(p.get("pid"), int) else None)
+            return
+    if "return code =" in text and (m := _DS_EXIT.search(text)) and int(m["code"]) != 0:
+        _exit(ev, out, int(m["code"]), "deepspeed")
+    elif "non-zero exit status" in text and (m := _SUBPROCESS_EXIT.search(text)):
+        _exit(ev, out, int(m["code"]), "subprocess")
+    if "exited on signal" in text and (m := _MPI.search(text)):
+        _exit(ev, out, None, "mpirun", signal=tables.SIGNALS.get(int(m["num"])), detail=m["word"],
+              task=int(m["rank"]), node=m["node"], proc=int(m["pid"]))
+    if "ssh exited" in text and (m := _PDSH.search(text)) and int(m["code"]) != 0:
+        _exit(ev, out, int(m["code"]), "pdsh", node=m["node"])
+    if "srun: error" in text and (m := _SRUN.search(text)):
+        what = m["what"].strip()
+        code_m = regex.search(r"[Ee]xit(?:ed with exit)? code (\d+)", what)
+        sig = next((s for w, s in tables.SIGNAL_WORDS.items() if what.startswith(w)), None)
+        task = int(m["task"]) if m["task"].isdigit() else None
+        if sig or code_m:
+            _exit(ev, out, int(code_m[1]) if code_m else None, "slurm", signal=sig, detail=what, task=task,
+                  node=m["node"])
+    if "Worker exit type" in text and (m := _RAY_EXIT.search(text)) and m["type"] != "INTENDED_USER_EXIT":
+        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", text) else None
+        _exit(ev, out, None, "ray", signal=sig, detail=m["type"])
+    if "DataLoader worker" in text and (m := _DATALOADER.search(text)):
+        _exit(ev, out, None, "dataloader", signal=tables.SIGNAL_WORDS.get(m["word"].strip()), detail=m["word"].strip(),
+              proc=int(m["pid"]))
+    elif m := _MP_SIGNAL.search(text):
+        _exit(ev, out, None, "multiprocessing", signal=m["name"])
+    if "Fatal Python error" in text and (m := _FAULTHANDLER.search(text)):
+        _exit(ev, out, None, "faulthandler", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
+    if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
+        _exit(ev, out, None, "glog", signal=m["name"], proc=int(m["pid"]))
+    if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
+        _exit(ev, out, None, "shell", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
+    if not out and (m := _K8S_EXIT.search(text)) and 128 < int(m["code"]) < 160:
+        _exit(ev, out, int(m["code"]), "kubernetes")
+
+
+def _family(typ: str, module: str, message: str, errno: int | None) -> str:
+    short = typ.rsplit(".", 1)[-1]
+    fam = tables.EXCEPTION_FAMILIES.get(typ) or tables.EXCEPTION_FAMILIES.get(short, "")
+    if short == "OutOfMemoryError":
+        fam = "cuda_oom" if module in tables.CUDA_OOM_MODULES else "host_memory" if module in tables.HOST_OOM_MODULES else ""
+    if errno is not None and errno in tables.ERRNO_FAMILIES:
+        return tables.ERRNO_FAMILIES[errno]
+    for words, f in tables.MESSAGE_FAMILIES:
+        if words in message:
+            return f
+    return fam
+
+
+def _exception(ev: Event, typ: str, message: str, *, innermost: str = "", user: bool = False,
+               caused_by: str = "") -> ExceptionFact:
+    module = typ.rsplit(".", 1)[0] if "." in typ else ""
+    e = _ERRNO.search(message)
+    errno = int(e["n"]) if e else None
+    return ExceptionFact(event=ev, type=typ, module=module, message=message[:500],
+                         family=_family(typ, module, message, errno), errno=errno, innermost=innermost,
+                         user_code=user, caused_by=caused_by)
+
+
+def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
+    p = ev.params
+    if p.get("exc_type"):
+        frames = p.get("frames") or []
+        inner = frames[-1] if frames else None
+        innermost = f"{inner['file']}:{inner['line']} in {inner['func']}" if inner else ""
+        user = bool(inner) and bool(p.get("user_frame")) and p["user_frame"] == innermost
+        out.append(_exception(ev, str(p["exc_type"]), str(p.get("exc_message") or ""), innermost=innermost,
+                              user=user, caused_by=_chained_cause(text)))
+    elif "Error" in text or "Exception" in text:
+        m = _EXC_LINE.match(text.rsplit("\n", 1)[-1].strip())
+        if m:
+            out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
+    if "terminate called" in text and (m := _TERMINATE.search(text)):
+        out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
+
+
+def _chained_cause(text: str) -> str:
+    """The exception type a chained traceback names before "The above exception was the direct cause..." ."""
+    for sep in _CAUSE_SPLIT:
+        if sep in text:
+            head = text.split(sep, 1)[0].rstrip().rsplit("\n", 1)[-1].strip()
+            m = _EXC_LINE.match(regex.sub(r"^\[[^\]]*\]:?\s*", "", head))
+            return m["type"] if m else ""
+    return ""
+
+
+def _device(ev: Event, text: str, out: list[Fact]) -> None:
+    if "NCCL WARN" in text and (m := _NCCL_WARN.search(text)):
+        r = _NCCL_RESULT.search(text)
+        out.append(NcclWarning(event=ev, file=m["file"], src_line=int(m["line"]),
+                               subsystem=tables.nccl_subsystem(m["file"]), result=r["r"] if r else ""))
+    if "CUDA" in text or "Cuda" in text or "cudaError" in text:
+        name_m = _CUDA_NAME.search(text)
+        found = None
+        for words, name, code, hw in tables.CUDA_ERRORS:
+            if words in text and ("CUDA error" in text or "Cuda failure" in text or "cudaError" in text
+                                  or "CUDA failure" in text):
+                found = (words, name, code, hw)
+                break
+        if found is not None:
+            out.append(CudaError(event=ev, name=found[1], code=found[2], hardware=found[3], message=found[0]))
+        elif name_m:
+            out.append(CudaError(event=ev, name=name_m["name"]))
+    if "NVRM" in text and (m := _XID.search(text)):
+        xid = int(m["xid"])
+        meaning, hw = tables.XID.get(xid, ("", False))
+        out.append(GpuHardware(event=ev, what="xid", xid=xid, meaning=meaning, hardware=hw, device=m["dev"]))
+    elif "fallen off" in text and _FALLEN.search(text):
+        out.append(GpuHardware(event=ev, what="fallen_off_bus", meaning="GPU has fallen off the bus"))
+    elif "ECC" in text and _ECC.search(text) and not any(isinstance(f, CudaError) and f.hardware for f in out):
+        out.append(GpuHardware(event=ev, what="ecc", meaning="uncorrectable ECC error"))
+    if "AER" in text and (m := _AER.search(text)):
+        fatal = m["sev"] == "Fatal" or (m["kind"] or "").endswith("Uncorrected") and m["sev"] != "Non-Fatal"
+        out.append(GpuHardware(event=ev, what="pcie_aer", meaning=m[0], hardware=fatal))
+    if ("Unknown Error" in text or "NVIDIA-SMI" in text) and _SMI.search(text):
+        out.append(GpuHardware(event=ev, what="nvidia_smi_error", meaning="nvidia-smi cannot reach the GPU/driver"))
+
+
+def _signals(ev: Event, text: str, out: list[Fact]) -> None:
+    if "death signal" in text and (m := _AGENT_SIGNAL.search(text)):
+        sender = "terminal" if m["name"] == "SIGHUP" else "scheduler" if m["name"] in ("SIGTERM", "SIGUSR1", "SIGUSR2") else "unknown"
+        out.append(SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender=sender))
+    if "closing signal" in text and (m := _CLOSING_SIGNAL.search(text)):
+        out.append(SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender="launcher"))
+    if "Killing subprocess" in text and _DS_KILL.search(text):
+        out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher"))
+    if "CANCELLED" in text and (m := _SLURM_CANCEL.search(text)):
+        why = (m["why"] or "").strip()
+        verdict = {"TIME LIMIT": "time_limit", "PREEMPTION": "preempted", "NODE FAILURE": "node_fail"}.get(why, "cancelled")
+        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=verdict))
+    elif _NODE_FAIL.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="node_fail"))
+    if "oom" in text and _SLURM_OOM.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
+    if "OOMKilled" in text and _K8S_OOM.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="oom_killed", resource="memory"))
+    if ("Evicted" in text or "low on resource" in text) and (m := _K8S_EVICT.search(text)):
+        out.append(SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="evicted", resource=m["res"] or ""))
+
+
+def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
+    low = text.lower()
+    if "nan" in low or "inf" in low:
+        if m := _NAN_LOSS.search(text):
+            v = (m["v"] or "nan").lower()
+            out.append(NumericHealth(event=ev, what="inf_loss" if "inf" in v else "nan_loss"))
+        elif _NAN_GRAD.search(text):
+            out.append(NumericHealth(event=ev, what="nan_grad"))
+    if "overflow" in low and (m := _OVERFLOW.search(text)):
+        try:
+            scale = float(m["scale"].rstrip("."))
+        except ValueError:
+            scale = None
+        out.append(NumericHealth(event=ev, what="overflow_skip", scale=scale))
+    if "minimum" in low and _MIN_SCALE.search(text):
+        out.append(NumericHealth(event=ev, what="min_loss_scale"))

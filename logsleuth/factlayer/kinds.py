@@ -1,0 +1,224 @@
+"""Typed facts: what a log line states, normalised across launchers and libraries.
+
+Every fact keeps the event it came from (``event``: path, line, time, host, pid, rank, local_rank), so a fact is
+placed on the job's time line and attributed to a rank exactly like the line. ``fields()`` gives the values rules
+match on (``match.facts`` in a rule file: ``kind`` plus field conditions, see ``factlayer.conditions``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields as dc_fields
+from datetime import datetime
+from typing import Any, ClassVar
+
+from ..types import Event
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fact:
+    """Base: the ``event`` a fact was read from, and where that event places it."""
+
+    KIND: ClassVar[str] = ""
+    event: Event
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
+
+    @property
+    def rank(self) -> int | None:
+        return self.event.rank
+
+    @property
+    def local_rank(self) -> int | None:
+        return self.event.local_rank
+
+    @property
+    def host(self) -> str | None:
+        return self.event.host
+
+    @property
+    def pid(self) -> int | None:
+        return self.event.pid
+
+    @property
+    def time(self) -> datetime | None:
+        return self.event.time
+
+    @property
+    def line(self) -> int:
+        return self.event.line
+
+    def fields(self) -> dict[str, Any]:
+        """The fact's own fields (not ``event``) plus ``kind``, ``rank``, ``local_rank``, ``host``, ``pid``."""
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in dc_fields(self) if f.name != "event"}
+        ev = self.event
+        out.update(kind=self.KIND, rank=ev.rank, local_rank=ev.local_rank, host=ev.host, pid=ev.pid)
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProcessExit(Fact):
+    """A process ended and someone reported how.
+
+    Attributes:
+        code: the exit code as reported (-9, 137, 1...), or None when only a signal is named.
+        signal: signal name (``SIGKILL``) when the exit was by a signal (negative code, 128+N, a named signal).
+        signum: its number.
+        reporter: ``torchrun`` | ``deepspeed`` | ``mpirun`` | ``pdsh`` | ``slurm`` | ``ray`` | ``shell`` |
+            ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``faulthandler`` | ``glog``.
+        detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
+        task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
+        node: the host the reporter names, or "".
+        proc: the pid the reporter names, or None.
+    """
+
+    KIND: ClassVar[str] = "process_exit"
+    code: int | None = None
+    signal: str | None = None
+    signum: int | None = None
+    reporter: str = ""
+    detail: str = ""
+    task: int | None = None
+    node: str = ""
+    proc: int | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """As ``Fact.fields``; a reporter's named task/node/pid win over the line's own (a launcher's line about
+        rank 3 is about rank 3)."""
+        out = Fact.fields(self)
+        if self.task is not None:
+            out["rank"] = self.task
+        out["host"] = self.node or out["host"]
+        out["pid"] = self.proc if self.proc is not None else out["pid"]
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExceptionFact(Fact):
+    """An exception that ended a Python or C++ frame.
+
+    Attributes:
+        type: the exception's name as printed (``torch.OutOfMemoryError``, ``std::bad_alloc``).
+        module: its module part (``torch``), or "" for builtins.
+        message: its message.
+        family: cause family from ``tables.EXCEPTION_FAMILIES`` (``host_memory``, ``cuda_oom``, ``environment``,
+            ``disk_full``...), or "".
+        errno: the ``[Errno N]`` it names, or None.
+        innermost: innermost frame ``file:line in func``, or "".
+        user_code: True when the innermost frame is the user's code (not site-packages/stdlib).
+        caused_by: the type of the exception it was raised from (chained tracebacks), or "".
+    """
+
+    KIND: ClassVar[str] = "exception"
+    type: str
+    module: str = ""
+    message: str = ""
+    family: str = ""
+    errno: int | None = None
+    innermost: str = ""
+    user_code: bool = False
+    caused_by: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NcclWarning(Fact):
+    """A ``NCCL WARN`` line and the NCCL source file that printed it.
+
+    Attributes:
+        file: source file as printed (``transport/net_ib.cc``).
+        src_line: line in that file.
+        subsystem: from ``tables.NCCL_SUBSYSTEMS`` (``ib``, ``socket``, ``p2p``, ``shm``, ``cuda``, ...), or "".
+        result: the ``ncclResult_t`` named on the line (``ncclSystemError``), or "".
+    """
+
+    KIND: ClassVar[str] = "nccl_warning"
+    file: str
+    src_line: int = 0
+    subsystem: str = ""
+    result: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CudaError(Fact):
+    """A CUDA runtime/driver error by name and code (``tables.CUDA_ERRORS``).
+
+    Attributes:
+        name: ``cudaErrorIllegalAddress``...; code: its number; hardware: the error itself says the device failed
+        (ECC, NVLink); message: the runtime's string.
+    """
+
+    KIND: ClassVar[str] = "cuda_error"
+    name: str
+    code: int | None = None
+    hardware: bool = False
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GpuHardware(Fact):
+    """A kernel/driver/tool line about the GPU or its link.
+
+    Attributes:
+        what: ``xid`` | ``fallen_off_bus`` | ``ecc`` | ``pcie_aer`` | ``nvidia_smi_error``.
+        xid: the Xid number (``what == "xid"``), else None.
+        meaning: the catalog's meaning (``tables.XID``) or the line's own words.
+        hardware: True when the catalog says the device/link failed (not the application), False for
+            application-caused Xids (13, 31, 43) and corrected errors.
+        device: PCI address or GPU index as printed, or "".
+    """
+
+    KIND: ClassVar[str] = "gpu_hardware"
+    what: str
+    xid: int | None = None
+    meaning: str = ""
+    hardware: bool = True
+    device: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignalFact(Fact):
+    """A signal delivered to a process, and who sent it.
+
+    Attributes:
+        signal: ``SIGTERM``...; signum: its number; sender: ``scheduler`` | ``launcher`` (stopping siblings after
+        a failure) | ``terminal`` (SIGHUP) | ``unknown``.
+    """
+
+    KIND: ClassVar[str] = "signal"
+    signal: str
+    signum: int | None = None
+    sender: str = "unknown"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SchedulerVerdict(Fact):
+    """What the scheduler decided about the job.
+
+    Attributes:
+        scheduler: ``slurm`` | ``kubernetes``; verdict: ``time_limit`` | ``preempted`` | ``cancelled`` |
+        ``node_fail`` | ``oom_killed`` | ``evicted``; resource: what an eviction was for (``memory``,
+        ``ephemeral-storage``), or "".
+    """
+
+    KIND: ClassVar[str] = "scheduler"
+    scheduler: str
+    verdict: str
+    resource: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NumericHealth(Fact):
+    """The training's numbers went bad.
+
+    Attributes:
+        what: ``nan_loss`` | ``inf_loss`` | ``nan_grad`` | ``overflow_skip`` | ``min_loss_scale``.
+        scale: the loss scale after an overflow (``reducing to N``), or None.
+    """
+
+    KIND: ClassVar[str] = "numeric"
+    what: str
+    scale: float | None = None
+
+
+KINDS: dict[str, type[Fact]] = {c.KIND: c for c in (ProcessExit, ExceptionFact, NcclWarning, CudaError, GpuHardware,
+                                                     SignalFact, SchedulerVerdict, NumericHealth)}
