@@ -54,6 +54,9 @@ class JobEvidence:
         file_index: path -> its position among the job's inputs.
         stats: ``bytes``, ``lines``, ``events``, ``error_events``, ``truncated_lines``, ``skipped_lines``, ``paths``,
             ``skipped``, ``seconds`` (time spent collecting).
+        progress: global rank -> ``progress.RankProgress`` (last step printed, when), year-normalised.
+        end_time: the job's latest timed line, year-normalised (how long progress had stopped before the log ends).
+        flight: the analysis of the job's Flight Recorder dumps (``flight.FlightAnalysis``), None without dumps.
         year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
             file's mtime year; None (stdin with year-less clocks only) when neither is known.
     """
@@ -73,6 +76,9 @@ class JobEvidence:
     clock: Mapping[int, datetime | None] = field(default_factory=lambda: MappingProxyType({}), repr=False)
     file_index: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     stats: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    progress: Mapping[int, Any] = field(default_factory=lambda: MappingProxyType({}))
+    end_time: datetime | None = None
+    flight: Any = None
     year: int | None = None
 
     def time_of(self, event: Event) -> datetime | None:

@@ -66,8 +66,9 @@ def infer(path: str) -> PathFacts:
 
 def is_layout_root(d: str) -> bool:
     """True when directory ``d`` is where a multi-file layout starts, read as one job by ``analyze`` and ``scan``:
-    a torchrun ``--log-dir`` run (has ``attempt_<n>/`` sub-directories) or a Ray session log folder (holds
-    ``raylet.out`` or ``gcs_server.out``). An unreadable directory is not one."""
+    a torchrun ``--log-dir`` run (has ``attempt_<n>/`` sub-directories), a Ray session log folder (holds
+    ``raylet.out`` or ``gcs_server.out``), or a job directory with Flight Recorder dumps (``flight.read.holds_dumps``:
+    the logs and the dumps are read together). An unreadable directory is not one."""
     try:
         with os.scandir(d) as it:
             for e in it:
@@ -77,7 +78,9 @@ def is_layout_root(d: str) -> bool:
                     return True
     except OSError:
         return False
-    return False
+    from .flight.read import holds_dumps
+
+    return holds_dumps(d)
 
 
 def error_files(roots: list[str]) -> list[str]:

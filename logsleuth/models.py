@@ -87,6 +87,53 @@ class FixOut(Model):
     references: list[str] = Field(default_factory=list)
 
 
+class RankProgress(Model):
+    """A rank's last training-progress line (``progress.RankProgress``); -1 for a counter the line omits."""
+
+    rank: int
+    step: int
+    epoch: int
+    micro: int
+    path: str
+    line: int
+    time: Time = _time("ISO 8601 time of that line, with the job's year; null when none or no year is known")
+    last_time: Time = _time("the rank's last timed line of any kind")
+    lines: int = Field(ge=0, description="progress lines this rank printed")
+    text: str
+
+
+class SilentFirst(Model):
+    ranks: list[int]
+    reason: Literal["behind", "quiet"]
+    detail: str
+
+
+class CollectiveOut(Model):
+    op: str
+    seq: int | None = None
+    input_sizes: list[list[int]] = Field(default_factory=list)
+    output_sizes: list[list[int]] = Field(default_factory=list)
+    dtypes: list[str] = Field(default_factory=list)
+    frame: str | None = None
+
+
+class Culprit(Model):
+    """The rank(s) that caused a hang or mismatch, not the waiters (``hang.culprit_fields``)."""
+
+    ranks: list[int]
+    source: Literal["flight_recorder", "progress"]
+    verdict: str = Field(description="flight recorder: mismatch | hang ...; progress: silent_first")
+    process_group: str | None = None
+    process_group_desc: str = ""
+    collective: CollectiveOut | None = None
+    waiters: list[int] = Field(default_factory=list)
+    partial: bool
+    no_dump: list[int] = Field(default_factory=list)
+    confidence: float = Field(ge=0, le=1)
+    detail: str
+    last_progress: list[RankProgress] = Field(default_factory=list)
+
+
 class RankSummary(Model):
     """Which ranks/hosts reported (``pipeline._rank_summary``); empty lists when the log names no rank."""
 
@@ -97,6 +144,8 @@ class RankSummary(Model):
     missing: list[int] = Field(default_factory=list, description="ranks below world_size that never appeared")
     silent_before_failure: list[int] = Field(default_factory=list)
     last_seen: dict[str, Time] = Field(default_factory=dict, description="rank -> ISO time of its last line")
+    progress: dict[str, RankProgress] = Field(default_factory=dict, description="rank -> its last progress line")
+    silent_first: SilentFirst | None = Field(default=None, description="the rank(s) whose progress stopped first")
 
 
 class SkippedFile(Model):
@@ -132,6 +181,7 @@ class DiagnosisDoc(Model):
     fix: FixOut = Field(default_factory=FixOut)
     versions: dict[str, str] = Field(default_factory=dict)
     ranks: RankSummary = Field(default_factory=RankSummary)
+    culprit: Culprit | None = Field(default=None, description="hangs/mismatches: the rank(s) that caused it; null when none is named")
     stats: Stats
 
 
@@ -154,6 +204,10 @@ class ScanRow(Model):
     first_failure_path: str | None = None
     first_failure_line: int | None = None
     first_failure_text: str | None = None
+    culprit_ranks: str | None = Field(default=None, description='"2" or "1, 2": the rank(s) that caused a hang/mismatch')
+    culprit_source: Literal["flight_recorder", "progress"] | None = None
+    culprit_process_group: str | None = None
+    culprit_collective: str | None = None
     symptoms: list[str] = Field(default_factory=list)
     versions: str | None = None
     error: str | None = None

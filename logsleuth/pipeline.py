@@ -21,10 +21,13 @@ from .facts import GATE as FACTS_GATE
 from .facts import find_versions, find_world_size
 from .factlayer import GATE as FACT_LAYER_GATE
 from .factlayer import Fact, facts_of
+from .flight import from_paths as flight_from_paths
+from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
 from .parse import gate as parse_gate
 from .parse import parse
-from .parse.timestamps import YEARLESS, iso
+from .parse.timestamps import YEARLESS, iso_dated
+from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .types import Diagnosis, Event, Match
@@ -65,6 +68,8 @@ class JobState:
     world_size: int | None = None
     ranks: dict[int, RankTally] = field(default_factory=dict)
     hosts: set[str] = field(default_factory=set)
+    progress: ProgressTracker = field(default_factory=ProgressTracker)  # per-rank last step printed
+    last_time: datetime | None = None  # the job's latest timed line (raw, maybe year-less)
 
 
 @dataclass
@@ -91,6 +96,8 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             last_lines[ev.path] = ev.end_line
         if ev.time is not None:
             last_time = ev.time
+            if state.last_time is None or _later(ev.time, state.last_time):
+                state.last_time = ev.time
             if ev.time.year != YEARLESS:
                 state.years[ev.time.year] = state.years.get(ev.time.year, 0) + 1
         text = ev.text
@@ -111,6 +118,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
                 act.last = last_time
             if ev.host:
                 act.hosts.add(ev.host)
+            state.progress.add(ev, last_time)
         if ev.host:
             state.hosts.add(ev.host)
         facts = facts_of(ev)
@@ -163,6 +171,13 @@ def line_gate(rules: RuleSet) -> LineGate | None:
                         block_after=GATE_BLOCK_LINES, tail=GATE_TAIL_LINES)
     rules._line_gate = gate  # type: ignore[attr-defined]
     return gate
+
+
+def _later(a: datetime, b: datetime) -> bool:
+    """``a`` after ``b``; a full date and a year-less one compare by month, day and clock."""
+    if (a.year == YEARLESS) != (b.year == YEARLESS):
+        return a.replace(year=2000) > b.replace(year=2000)
+    return a > b
 
 
 def _job_year(state: JobState, files: Sequence[str] = ()) -> int | None:
@@ -235,7 +250,11 @@ def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     if ff_time is not None:
         out["silent_before_failure"] = [r for r in seen if ranks[r].last is not None and (ranks[r].last or ff_time) < ff_time]
     # a clock with no known year has no ISO form: null (the contract's times always carry a year)
-    out["last_seen"] = {str(r): iso(t) if t.year != YEARLESS else None for r in seen if (t := ranks[r].last)}
+    out["last_seen"] = {str(r): iso_dated(t) for r in seen if (t := ranks[r].last)}
+    prog = ev.progress
+    out["progress"] = {str(r): prog[r].to_dict() for r in sorted(prog) if prog[r].lines}
+    sf = silent_first(dict(prog))
+    out["silent_first"] = {"ranks": list(sf.ranks), "reason": sf.reason, "detail": sf.detail} if sf else None
     return out
 
 
@@ -312,13 +331,18 @@ def collect(
     }
     ranks = {r: RankActivity(a.events, a.errors, _normalise(a.first, year), _normalise(a.last, year), frozenset(a.hosts))
              for r, a in state.ranks.items()}
+    progress = {r: dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
+                for r, p in state.progress.ranks.items()}
+    # Flight Recorder dumps next to the logs or given as files (raises InputError for a dump it refuses to read)
+    flight = flight_from_paths([p for p in given if p != "-"], state.world_size)
     return JobEvidence(
         matches=tuple(state.matches), facts=tuple(state.facts), context_hits=frozenset(state.context_hits),
         last_lines=MappingProxyType(dict(state.last_lines)), unexplained=tuple(state.unexplained),
         notable=tuple(state.notable), tail=tuple(state.tail), versions=MappingProxyType(dict(state.versions)),
         elastic_root=state.elastic_root, world_size=state.world_size, ranks=MappingProxyType(ranks),
         hosts=frozenset(state.hosts), clock=MappingProxyType({k: _normalise(t, year) for k, t in state.clock.items()}),
-        file_index=MappingProxyType(file_index), stats=MappingProxyType(stats), year=year,
+        file_index=MappingProxyType(file_index), stats=MappingProxyType(stats),
+        progress=MappingProxyType(progress), end_time=_normalise(state.last_time, year), flight=flight, year=year,
     )
 
 
@@ -345,14 +369,15 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
         order=order, stats=dict(evidence.stats), versions=dict(evidence.versions), elastic_root=evidence.elastic_root,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
-    if model is None or (rule_decides(diag) and not explain):
-        return dated(diag, evidence.year)  # the model could not change the answer: do not even load it
-    clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
-    if clf is None:
-        return dated(diag, evidence.year)
-    notable, tail = evidence.notable, evidence.tail
-    return dated(combine(diag, lambda: clf.vote(notable, tail, diag, explain=explain), rules, explain=explain),
-                 evidence.year)
+    if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer
+        clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
+        if clf is not None:
+            notable, tail, first = evidence.notable, evidence.tail, diag
+            diag = combine(first, lambda: clf.vote(notable, tail, first, explain=explain), rules, explain=explain)
+    # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
+    # which does not know the culprit facts)
+    diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
+    return dated(diag, evidence.year)  # the contract prints times with the job's year
 
 
 def _shipped_model() -> Voter | None:

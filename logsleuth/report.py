@@ -58,7 +58,7 @@ def _unexplained_item(e: Event) -> dict[str, Any]:
 
 
 RANK_KEYS = {"world_size": None, "seen": [], "hosts": [], "with_errors": [], "missing": [],
-             "silent_before_failure": [], "last_seen": {}}
+             "silent_before_failure": [], "last_seen": {}, "progress": {}, "silent_first": None}
 
 
 def to_dict(d: Diagnosis) -> dict[str, Any]:
@@ -87,6 +87,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "fix": {"summary": d.fix.summary, "steps": list(d.fix.steps), "references": list(d.fix.references)},
         "versions": dict(d.versions),
         "ranks": {k: d.ranks.get(k, v) for k, v in RANK_KEYS.items()},
+        "culprit": dict(d.culprit) or None,
         "stats": dict(d.stats),
     }
 

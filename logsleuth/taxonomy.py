@@ -19,6 +19,7 @@ ROOT_CAUSES: dict[str, str] = {
     "nccl_cumem_mismatch": "Trainer and vLLM disagree on NCCL_CUMEM_ENABLE in the weight-sync group",
     "collective_timeout": "A collective never completed (watchdog timeout, stuck or desynchronised ranks)",
     "collective_mismatch": "Ranks issued different collectives or shapes",
+    "silent_hang": "The job stopped making progress with no watchdog or error; one rank's output stopped first",
     "peer_process_died": "This rank lost its connection because another rank died first",
     "cuda_oom": "CUDA out of memory",
     "host_oom_killed": "Killed by the kernel OOM killer or Ray's memory monitor (SIGKILL)",

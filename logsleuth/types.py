@@ -136,6 +136,9 @@ class Diagnosis:
         stats: ``bytes``, ``lines``, ``events``, ``seconds`` (wall time of the analysis), ``paths``.
         versions: software versions found in the log (``torch``, ``nccl``, ``cuda``, ``vllm``...).
         ranks: ``world_size``, ranks ``seen``/``missing``/``with_errors``/``silent_before_failure``, ``hosts``, ``last_seen``.
+        culprit: the rank(s) that caused a hang or mismatch, not the waiters (``hang.culprit_fields``): ``ranks``,
+            ``source`` (``flight_recorder`` | ``progress``), ``process_group``, ``collective``, ``waiters``,
+            ``confidence``, ``detail``; empty when neither dumps nor per-rank progress name one.
     """
 
     verdict: str
@@ -155,3 +158,4 @@ class Diagnosis:
     stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     versions: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     ranks: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    culprit: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)

@@ -21,8 +21,10 @@ def test_rule_example(rule_id: str, kind: str, text: str) -> None:
 
 
 def test_every_taxonomy_cause_with_real_logs_has_a_rule() -> None:
+    """... or a fact-based decision (``hang.FACT_DECIDED``: causes no single line shows, e.g. ``silent_hang``)."""
+    from logsleuth.hang import FACT_DECIDED
     from tests.conftest import manifest_rows
 
     labels = {r["label"] for r in manifest_rows()} - {"no_failure", "unknown"}
-    covered = {r.spec.root_cause for r in _RULES.rules}
+    covered = {r.spec.root_cause for r in _RULES.rules} | FACT_DECIDED
     assert labels <= covered, f"labels without any rule: {sorted(labels - covered)}"

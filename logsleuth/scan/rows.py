@@ -18,6 +18,18 @@ def _versions_text(versions: dict[str, str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(versions.items()))
 
 
+def culprit_columns(culprit: dict[str, Any]) -> dict[str, Any]:
+    """The ``culprit_*`` columns from a diagnosis' ``culprit`` (all None when it names none)."""
+    c = culprit or {}
+    coll = c.get("collective")
+    return {
+        "culprit_ranks": ", ".join(map(str, c["ranks"])) if c.get("ranks") else None,
+        "culprit_source": c.get("source"),
+        "culprit_process_group": c.get("process_group"),
+        "culprit_collective": f"{coll['op']} #{coll['seq']} sizes={coll['input_sizes']}" if coll else None,
+    }
+
+
 def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
     """One table row (``COLUMNS``) for ``job`` from its diagnosis."""
     ff = d.first_failure
@@ -50,6 +62,7 @@ def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
         "first_failure_path": ff.path if ff is not None else None,
         "first_failure_line": ff.line if ff is not None else None,
         "first_failure_text": text,
+        **culprit_columns(d.culprit),
         "symptoms": symptoms,
         "versions": _versions_text(d.versions) or None,
         "error": error,

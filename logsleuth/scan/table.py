@@ -31,12 +31,17 @@ COLUMNS: dict[str, str] = {
     "first_failure_path": "object",
     "first_failure_line": "Int64",  # 1-based line number in first_failure_path
     "first_failure_text": "object",  # the line (a traceback: its last MAX_TEXT characters)
+    "culprit_ranks": "object",      # "2" or "1, 2": the rank(s) that caused a hang/mismatch (not the waiters), or None
+    "culprit_source": "category",   # flight_recorder | progress (how the culprit was found), or None
+    "culprit_process_group": "object",  # the process group where it shows (Flight Recorder), or None
+    "culprit_collective": "object",  # "<op> #<seq> sizes=[...]" the culprit never reached / issued differently, or None
     "symptoms": "object",           # list[str]: root-cause ids explained as collateral, first seen first
     "versions": "object",           # "name=version, ..." (nccl, torch, cuda, driver, vllm...) found in the logs, or None
     "error": "object",              # why the job (or some of its files) could not be read; None when all was read
     "seconds": "float64",           # wall time of the job's analysis
 }
-_CATEGORIES = {"verdict": ["failure", "no_failure", "unknown"], "method": ["rule", "model", "rule+model", "none"]}
+_CATEGORIES = {"verdict": ["failure", "no_failure", "unknown"], "method": ["rule", "model", "rule+model", "none"],
+               "culprit_source": ["flight_recorder", "progress"]}
 MAX_TEXT = 1000
 OUTPUT_SUFFIXES = (".parquet", ".csv", ".jsonl")
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..hang import culprit_line
 from . import bandwidth as bw
 from .checks import CONFIRMED, Hints, Session, Verdict, check, describe_failure, evidence_for
 from .run import ProbeConfig, ProbeRun, default_nproc, launcher_args, run_probe
@@ -115,7 +116,9 @@ def _run_dict(r: ProbeRun) -> dict[str, Any]:
         "timed_out": r.timed_out, "seconds": r.seconds, "completed": r.completed, "ok": r.ok,
         "backend": r.backend, "log_dir": str(r.log_dir), "files": [str(p) for p in r.files],
         "diagnosis": None if d is None else {"verdict": d.verdict, "root_cause": d.root_cause, "title": d.title,
-                                             "message": d.message, "confidence": d.confidence},
+                                             "message": d.message, "confidence": d.confidence,
+                                             "first_failure_rank": d.first_failure.rank if d.first_failure else None,
+                                             "culprit": dict(d.culprit) or None},
         "findings": [{"root_cause": f.root_cause, "summary": f.summary, "evidence": list(f.evidence)}
                      for f in r.findings],
         "ranks": [{"local_rank": s.local_rank, "rank": s.rank, "started": s.started, "init_done": s.init_done,
@@ -149,6 +152,8 @@ def render_text(rep: VerifyReport) -> str:
             + (f", torch {info['torch']}" if info.get("torch") else "")
             + (f", {rep.bandwidth.gpu}" if rep.bandwidth.gpu else "") + f", {base.seconds:g} s")
     lines = [head, f"status: {rep.summary}"]
+    if base.diagnosis is not None and base.diagnosis.culprit:
+        lines.append(f"culprit: {culprit_line(base.diagnosis.culprit)}")
     if not base.ok:
         ev = evidence_for(base)
         if ev:

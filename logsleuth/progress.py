@@ -1,0 +1,182 @@
+"""Per-rank training progress from log lines: the last step each rank printed, and when.
+
+A fact for hang diagnosis (issue 13): in a hang every healthy rank waits in a collective, and the rank that caused
+it is usually the one whose progress stopped first. A *progress line* is an info-level line that names a step
+counter (``step 12``, ``global_step=12``, ``iter 12``, ``iteration: 12``, optionally an ``epoch`` and a
+``micro``-step/``micro_batch`` counter) **and** a training metric (``loss``, ``lr``, ``grad_norm``, ``it/s``,
+``elapsed``, ``tokens``, ``samples``, ``throughput``...), as training loops, HF Trainer, DeepSpeed and Lightning
+print them. A line such as ``step 3: refreshing dataset shard index`` names a step but no metric: it is not
+progress (a rank that announces a step and then stalls has not completed it).
+
+Usage: ``tracker = ProgressTracker()``, ``tracker.add(event)`` for each event of the job (cheap; bounded memory:
+one record per rank), then ``tracker.ranks`` and ``silent_first(tracker.ranks)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from statistics import median
+
+import regex
+
+from .types import Event
+
+# counters, in the order they compare: epoch, then step, then micro-step
+_EPOCH = regex.compile(r"(?i)\bepoch\b\s*[:=#]?\s*\[?(\d+)")
+_STEP = regex.compile(r"(?i)\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)")
+_MICRO = regex.compile(r"(?i)\bmicro(?:[_ -]?(?:step|batch))?\b\s*[:=#]?\s*(\d+)")
+_METRIC = regex.compile(r"(?i)\b(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput"
+                        r"|tflops|mfu|ppl|perplexity|accuracy|acc)\b")
+# what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
+GATE: tuple[str, ...] = (r"(?i:step|iter)",)
+MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
+
+
+@dataclass
+class RankProgress:
+    """One rank's progress as its log lines show it.
+
+    Attributes:
+        rank: global rank (from the line's prefix or the file's path).
+        counter: the last progress line's counters ``(epoch, step, micro)``; -1 where the line names none.
+        path, line: where that last progress line is (1-based line number).
+        text: that line's text.
+        time: its wall-clock time (naive, as printed; may be year-less), None when the line has none.
+        last_time: the time of this rank's last timed line of any kind.
+        lines: how many progress lines this rank printed.
+        intervals: seconds between consecutive timed progress lines (the last ``MAX_INTERVALS``).
+    """
+
+    rank: int
+    counter: tuple[int, int, int] = (-1, -1, -1)
+    path: str = ""
+    line: int = 0
+    text: str = ""
+    time: datetime | None = None
+    last_time: datetime | None = None
+    lines: int = 0
+    intervals: list[float] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        from .parse.timestamps import iso_dated
+
+        return {"rank": self.rank, "step": self.counter[1], "epoch": self.counter[0], "micro": self.counter[2],
+                "path": self.path, "line": self.line, "time": iso_dated(self.time), "last_time": iso_dated(self.last_time),
+                "lines": self.lines, "text": self.text[:300]}
+
+
+def progress_counter(text: str) -> tuple[int, int, int] | None:
+    """``(epoch, step, micro)`` a progress line states (-1 for a counter it omits), or None if it is not one."""
+    if "\n" in text:
+        return None
+    m = _STEP.search(text)
+    if m is None or not _METRIC.search(text):
+        return None
+    e = _EPOCH.search(text)
+    mi = _MICRO.search(text, m.end())
+    return (int(e[1]) if e else -1, int(m[1]), int(mi[1]) if mi else -1)
+
+
+class ProgressTracker:
+    """Accumulates ``RankProgress`` per rank from a job's events (any order of files; per rank, file order)."""
+
+    def __init__(self) -> None:
+        self.ranks: dict[int, RankProgress] = {}
+
+    def add(self, ev: Event, when: datetime | None = None) -> None:
+        """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``)."""
+        if ev.rank is None:
+            return
+        rp = self.ranks.get(ev.rank)
+        if rp is None:
+            rp = self.ranks[ev.rank] = RankProgress(ev.rank)
+        when = when or ev.time
+        if when is not None:
+            rp.last_time = when
+        if ev.level not in ("info", "debug", "warning"):
+            return
+        c = progress_counter(ev.text)
+        if c is None:
+            return
+        if ev.time is not None and rp.time is not None:
+            gap = (ev.time - rp.time).total_seconds()
+            if gap >= 0:
+                rp.intervals.append(gap)
+                del rp.intervals[:-MAX_INTERVALS]
+        rp.counter, rp.path, rp.line, rp.text, rp.lines = c, ev.path, ev.line, ev.text, rp.lines + 1
+        rp.time = ev.time or rp.time
+
+
+@dataclass(frozen=True)
+class SilentFirst:
+    """The rank(s) whose progress stopped first, and why we think so.
+
+    Attributes:
+        ranks: the silent-first rank(s), sorted.
+        reason: ``behind`` (their last step is lower than the others') or ``quiet`` (same step, but their output
+            stopped at least ``QUIET_SECONDS`` before every other rank's).
+        detail: one sentence for reports.
+        progress: the rank(s)' last progress records.
+    """
+
+    ranks: tuple[int, ...]
+    reason: str
+    detail: str
+    progress: tuple[RankProgress, ...]
+
+
+QUIET_SECONDS = 30.0
+
+
+def _fmt(c: tuple[int, int, int]) -> str:
+    s = f"step {c[1]}"
+    if c[2] >= 0:
+        s += f" micro-step {c[2]}"
+    if c[0] >= 0:
+        s = f"epoch {c[0]} " + s
+    return s
+
+
+def silent_first(ranks: dict[int, RankProgress]) -> SilentFirst | None:
+    """The rank(s) that went silent first, when the logs can tell; None otherwise.
+
+    ``behind``: a minority of the ranks that print progress is behind the furthest rank (all ranks at the lowest
+    counter are named). ``quiet``: every rank printed the same counter, but one rank's last line of any kind is at
+    least ``QUIET_SECONDS`` older than every other rank's (times must be comparable: same year form).
+    Needs at least two ranks with progress lines.
+    """
+    printing = [r for r in ranks.values() if r.lines]
+    if len(printing) < 2:
+        return None
+    top = max(r.counter for r in printing)
+    behind = [r for r in printing if r.counter < top]
+    if behind and len(behind) * 2 <= len(printing):
+        low = min(r.counter for r in behind)
+        culprits = tuple(sorted((r for r in behind if r.counter == low), key=lambda r: r.rank))
+        names = ", ".join(str(r.rank) for r in culprits)
+        return SilentFirst(tuple(r.rank for r in culprits), "behind",
+                           f"rank {names} last printed {_fmt(low)}; other ranks reached {_fmt(top)}", culprits)
+    if behind:
+        return None
+    timed = [r for r in ranks.values() if r.last_time is not None]
+    if len(timed) < 2 or len({r.last_time.year for r in timed}) > 1:  # type: ignore[union-attr]
+        return None
+    timed.sort(key=lambda r: r.last_time)  # type: ignore[arg-type,return-value]
+    first, second = timed[0], timed[1]
+    gap = (second.last_time - first.last_time).total_seconds()  # type: ignore[operator]
+    if gap < QUIET_SECONDS:
+        return None
+    return SilentFirst((first.rank,), "quiet",
+                       f"rank {first.rank}'s output stopped {gap:.0f}s before any other rank's", (first,))
+
+
+def typical_step_seconds(ranks: dict[int, RankProgress]) -> float | None:
+    """Median seconds between consecutive progress lines over all ranks (None without two timed lines per rank)."""
+    vals = [v for r in ranks.values() for v in r.intervals]
+    return median(vals) if vals else None
+
+
+def last_progress_time(ranks: dict[int, RankProgress]) -> datetime | None:
+    """The latest progress line's time over all ranks (same year form as the lines print)."""
+    times = [r.time for r in ranks.values() if r.time is not None]
+    return max(times) if times else None
