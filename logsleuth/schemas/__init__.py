@@ -1,8 +1,8 @@
 """The committed JSON Schemas of the public contract (``diagnosis``, ``scan-row``, ``verify``; draft 2020-12),
 generated from ``logsleuth.models``; ``validate`` checks a document against one (``jsonschema``).
 
-``tests/test_contract.py`` fails when a committed file differs from what the models generate; regenerate with
-``logsleuth schema NAME > logsleuth/schemas/NAME.json``.
+``tests/test_contract.py`` fails when a committed file differs from what the models generate; regenerate them with
+``python -c "import logsleuth.schemas as s; s.write_all()"`` (``logsleuth schema NAME`` prints the committed file).
 """
 from __future__ import annotations
 
@@ -36,6 +36,12 @@ def generate(name: str) -> dict[str, Any]:
 def dumps(schema: dict[str, Any]) -> str:
     """The committed text of a schema (stable key order, 2-space indent, final newline)."""
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_all() -> None:
+    """Rewrite every committed schema from the models (after a model change)."""
+    for name in NAMES:
+        (HERE / f"{name}.json").write_text(dumps(generate(name)), encoding="utf-8")
 
 
 @functools.cache
