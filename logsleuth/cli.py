@@ -247,8 +247,12 @@ def scan(
     from .scan import scan as run_scan
     from .scan_progress import ScanProgressBar, progress_wanted
 
-    if output is not None and output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
-        raise _fail(f"--output must end in .parquet, .csv or .jsonl: {output}")
+    if output is not None:
+        from .outfile import check_output
+
+        if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
+            raise _fail(f"--output must end in .parquet, .csv or .jsonl: {output}")
+        check_output(output)  # a directory or a missing parent fails now, not after the scan
     ruleset = load_rules(rules or [])
     bar = ScanProgressBar() if not no_progress and _state["verbosity"] >= 0 and progress_wanted() else None
     with bar if bar is not None else contextlib.nullcontext():
@@ -261,6 +265,9 @@ def scan(
         write_table(df, output)
         _info(f"wrote {len(df)} rows to {output}")
     sys.stdout.write(render_summary(summarize(df), fmt.value))
+    if len(df) and df["verdict"].isna().all():
+        first = df["error"].dropna().iloc[0] if df["error"].notna().any() else "unknown error"
+        raise _fail(f"no job could be read ({len(df)} job(s), every row has an error; first: {first})")
 
 
 class SchemaName(str, Enum):

@@ -5,6 +5,7 @@ Every format renders from the same redacted dict, so a secret redacted for one i
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -104,6 +105,21 @@ def prepare(d: Diagnosis | dict[str, Any], *, redact_secrets: bool = True, redac
     return redact(data, hosts, secrets=redact_secrets)
 
 
+@functools.lru_cache(maxsize=8)
+def _environment(template_dir: str | None) -> Environment:
+    """One jinja2 environment per template directory: templates compile once per process, not once per render
+    (jinja2 caches compiled templates per environment and reloads a file only when its mtime changes)."""
+    dirs = [template_dir] if template_dir else []
+    dirs.append(str(builtin_reports_dir()))
+    return Environment(
+        loader=FileSystemLoader(dirs),
+        autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+    )
+
+
 def render(
     d: Diagnosis | dict[str, Any],
     fmt: str = "text",
@@ -129,15 +145,7 @@ def render(
     data = prepare(d, redact_secrets=redact_secrets, redact_hosts=redact_hosts)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
-    dirs = [str(template_dir)] if template_dir else []
-    dirs.append(str(builtin_reports_dir()))
-    env = Environment(
-        loader=FileSystemLoader(dirs),
-        autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=StrictUndefined,
-    )
+    env = _environment(str(template_dir) if template_dir else None)
     name = "html.html.j2" if fmt == "html" else f"{fmt}.j2"
     try:
         from .timeline import build

@@ -234,6 +234,7 @@ def test_analyze_explain_shows_lines_and_features(clf, monkeypatch: pytest.Monke
     assert "Classifier vote" not in plain.output
 
 
+@pytest.mark.slow  # grouped cross-validation: CI runs it (suite < 10 min); -m 'not slow' skips it locally
 def test_eval_json_has_the_contract_keys(small) -> None:
     corpus = small[0]
     res = runner.invoke(app, ["eval", str(corpus), "--json", "--folds", "3"])
@@ -250,6 +251,7 @@ def test_eval_json_has_the_contract_keys(small) -> None:
     assert data["combined"]["accuracy"] >= data["rules"]["accuracy"]
 
 
+@pytest.mark.slow  # grouped cross-validation: CI runs it (suite < 10 min); -m 'not slow' skips it locally
 def test_eval_drop_rule_lines_text_report(small, rules) -> None:
     res = evaluate(small[0], folds=3, drop_rule_lines=True, rules=rules)
     assert res.drop_rule_lines and res.ablated_of > 0
@@ -324,6 +326,7 @@ def test_analyze_with_the_model_imports_neither_sklearn_nor_skops() -> None:
     assert out.stdout.strip() == "[]", out.stdout
 
 
+@pytest.mark.slow  # grouped cross-validation: CI runs it (suite < 10 min); -m 'not slow' skips it locally
 def test_eval_on_the_whole_corpus_holds_the_issue_bars(rules) -> None:
     """Grouped CV on the real corpus: combined is at least as good as rules alone overall and for every class's
     recall, never calls a healthy log failed, and in the ablation names more causes than the rules do."""

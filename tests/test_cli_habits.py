@@ -106,3 +106,15 @@ def test_fail_on_unknown_levels() -> None:
     assert _fails("unknown", None, "unknown") and not _fails("unknown", None, "info")
     assert _fails("failure", "low", "unknown") and not _fails("failure", "low", "high")
     assert not _fails("no_failure", None, "unknown")
+
+
+def test_scan_exits_2_when_no_job_could_be_read(tmp_path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "job.log").write_bytes(b"\x00\x01\x02binary" * 100)
+    res = runner.invoke(app, ["scan", str(tmp_path), "--no-progress", "-j", "1"])
+    assert res.exit_code == 2 and "no job could be read" in res.output
+
+
+def test_scan_checks_output_before_scanning(tmp_path) -> None:
+    res = runner.invoke(app, ["scan", LOG, "-o", str(tmp_path / "missing" / "x.parquet")])
+    assert res.exit_code == 2 and "parent directory does not exist" in res.output

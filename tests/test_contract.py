@@ -124,3 +124,16 @@ def test_scan_row_model_matches_the_table_columns() -> None:
     from logsleuth.scan.table import COLUMNS
 
     assert list(ScanRow.model_fields) == list(COLUMNS)
+
+
+def test_render_compiles_templates_once(rules) -> None:
+    from logsleuth import report
+
+    d = logsleuth.analyze([str(CORPUS / "logs/gen-torchrun-rank-raises/ws4_rank2_indexerror_tee/job.log")],
+                          rules=rules, model=False)
+    logsleuth.render(d, "text")
+    before = report._environment.cache_info().hits
+    env = report._environment(None)
+    logsleuth.render(d, "text")
+    assert report._environment.cache_info().hits > before
+    assert env.get_template("text.j2") is env.get_template("text.j2")  # compiled once, then cached
