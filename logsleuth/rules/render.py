@@ -35,7 +35,7 @@ ENV = SandboxedEnvironment(autoescape=False, trim_blocks=True, lstrip_blocks=Tru
 ENV.filters["multiples_near"] = multiples_near
 
 
-OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.S)  # [[ clause ]]: dropped when a placeholder in it has no value
+OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)  # [[ clause ]]: dropped when a placeholder in it has no value
 
 
 def render_message(template: str, values: dict[str, Any]) -> str:

@@ -139,9 +139,9 @@ class MessagePlaceholdersAreGroups(Validator):
         for i, p in enumerate(rf.spec.match.any):
             lacking = sorted((required & known) - shared - _groups([p]))
             if lacking:
-                out.append((rf.where(f"match.any.{i}"), f"this alternative has no group {', '.join(lacking)} that "
-                                                        "the message needs (it would render empty; put the clause "
-                                                        "in [[ ]] to make it optional)"))
+                why = (f"this alternative has no group {', '.join(lacking)} that the message needs "
+                       "(it would render empty; put the clause in [[ ]] to make it optional)")
+                out.append((rf.where(f"match.any.{i}"), why))
         return out
 
 
