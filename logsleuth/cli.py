@@ -517,6 +517,11 @@ class _NoStatus:
         pass
 
 
+class EvalGroupBy(str, Enum):
+    source = "source"
+    ecosystem = "ecosystem"
+
+
 @app.command("eval")
 @handles_errors
 def eval_(
@@ -526,16 +531,19 @@ def eval_(
     drop_rule_lines: Annotated[bool, typer.Option("--drop-rule-lines", help="Ablation: delete the lines the winning rule matched from each log, then evaluate.")] = False,
     folds: Annotated[int, typer.Option("--folds", "-k", min=2, help="Number of grouped cross-validation folds.")] = 5,
     threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide.")] = 0.5,
+    group_by: Annotated[EvalGroupBy, typer.Option("--group-by", help="source: K folds grouped by source thread/generator; ecosystem: leave one ecosystem out (manifest column 'ecosystem').")] = EvalGroupBy.source,
 ) -> None:
-    """Grouped cross-validation (group = source) of rules only, model only and combined.
+    """Grouped cross-validation (group = source, or leave one ecosystem out) of rules only, model only and combined;
+    figures per corpus split and per ecosystem.
 
-    Example: logsleuth eval corpus/ --drop-rule-lines
+    Example: logsleuth eval corpus/ --group-by ecosystem
     """
     from .classify.evaluate import evaluate, format_text, to_json
 
     corpus = corpus or _default_corpus()
     with _status("analysing the corpus ...") as status:
         res = evaluate(corpus, folds=folds, drop_rule_lines=drop_rule_lines, threshold=threshold,
+                       group_by=group_by.value,
                        progress=lambda done, k: status.update(f"cross-validation: fold {done}/{k} done"))
     if as_json or fmt == OutFormat.json:
         typer.echo(json.dumps(to_json(res), indent=2))

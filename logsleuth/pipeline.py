@@ -21,7 +21,9 @@ from .facts import GATE as FACTS_GATE
 from .facts import find_versions, find_world_size
 from .factlayer import GATE as FACT_LAYER_GATE
 from .factlayer import Fact, facts_of
+from .factlayer.reason import crash_library
 from .flight import from_paths as flight_from_paths
+from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
 from .parse import gate as parse_gate
@@ -285,7 +287,11 @@ def collect(
     """
     t0 = time.perf_counter()
     given = [os.fspath(p) for p in (paths or ["-"])]
-    files = expand_paths(given)
+    dumps_only = {p for p in given if only_dumps(p)}  # Flight Recorder dumps given beside the logs: not log input
+    if dumps_only and len(dumps_only) == len(given):
+        raise InputError("only Flight Recorder dumps given: pass the job's logs too (files or their directory)",
+                         given[0])
+    files = expand_paths([p for p in given if p not in dumps_only])
     err_files = error_files([p for p in given if os.path.isdir(p)])
     facts = {p: infer(p) for p in (*files, *err_files)}
     torchrun_runs = {p.replace("\\", "/").rsplit("/attempt_", 1)[0] for p, f in facts.items() if f.kind == "torchrun"}
@@ -369,6 +375,7 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
         order=order, stats=dict(evidence.stats), versions=dict(evidence.versions), elastic_root=evidence.elastic_root,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
+    diag = _name_crash_library(evidence, diag)
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer
         clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
         if clf is not None:
@@ -378,6 +385,18 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
     return dated(diag, evidence.year)  # the contract prints times with the job's year
+
+
+def _name_crash_library(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """A native crash names the library of the innermost native frame when the log prints the stack."""
+    if diag.root_cause != "native_crash" or diag.first_failure is None:
+        return diag
+    frame = crash_library(evidence.facts, diag.first_failure)
+    if frame is None:
+        return diag
+    where = f"{frame.library}" + (f" ({frame.symbol})" if frame.symbol else "")
+    msg = f"{diag.message} Innermost native frame outside the runtime: {where}, line {frame.line}."
+    return dataclasses.replace(diag, message=msg)
 
 
 def _shipped_model() -> Voter | None:

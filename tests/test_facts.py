@@ -154,3 +154,17 @@ def test_new_root_causes_reach_every_report_format_with_a_fix(tmp_path: Path, te
     assert root_cause in render(d, "markdown") and d.fix.steps[0][:30] in render(d, "markdown")
     html = render(d, "html")
     assert root_cause in html and "<script" not in html
+
+
+def test_native_crash_names_the_library_of_the_innermost_native_frame(tmp_path: Path) -> None:
+    """The stack glog's failure handler prints after the signal: signal trampoline and libc frames are skipped."""
+    log = tmp_path / "job.log"
+    log.write_text("step 10 loss 2.1\n"
+                   "*** SIGSEGV (@0x0) received by PID 4242 (TID 0x7f00) from PID 0; stack trace: ***\n"
+                   "    @     0x7f8b10042520  (unknown) (/usr/lib/x86_64-linux-gnu/libc.so.6+0x42520)\n"
+                   "    @     0x7f8b1c2d3e4f  ncclProxyProgress() (/usr/lib/x86_64-linux-gnu/libnccl.so.2+0x1234)\n"
+                   "    @     0x7f8b1c2d4000  ncclProxyService() (/usr/lib/x86_64-linux-gnu/libnccl.so.2+0x2000)\n"
+                   "Segmentation fault (core dumped)\n")
+    d = analyze([str(log)], model=False)
+    assert d.root_cause == "native_crash"
+    assert "libnccl.so.2 (ncclProxyProgress())" in d.message

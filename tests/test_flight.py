@@ -185,3 +185,45 @@ def test_scan_and_verify_show_the_same_culprit_fields(rules, tmp_path) -> None:
     run = ProbeRun("probe", ProbeConfig(backend="gloo"), ("torchrun",), {}, 1, False, 1.0, tmp_path, (), (), (), d, ())
     got = _run_dict(run)["diagnosis"]
     assert got["culprit"] == d.culprit and got["first_failure_rank"] == 2
+
+
+def test_reports_show_the_culprit_and_where_each_rank_stopped(rules) -> None:
+    from logsleuth.report import render
+
+    d = analyze([str(CORPUS / "logs/gen-flight-hangs/stall-stall_pickle_ws3_rank2")], rules=rules, model=False)
+    data = json.loads(render(d, "json"))
+    assert data["first_failure"]["rank"] == 2 and data["culprit"]["ranks"] == [2]
+    assert data["culprit"]["collective"]["op"] == "all_reduce" and data["culprit"]["process_group"] == "0"
+    assert {s["rank"] for s in data["symptoms"]} >= {0, 1}  # the waiters' timeouts
+    assert "Culprit: rank 2 (flight recorder" in render(d, "text")
+    assert "**Culprit:** rank 2 (flight recorder" in render(d, "markdown")
+    html = render(d, "html")
+    assert "rank 2 (culprit)" in html and "<h2>Culprit</h2>" in html
+    # every rank's last step is marked on the timeline (3 ranks printed steps; the culprit's is the 'stopped' mark)
+    assert html.count("<title>stopped here:") == 3
+
+
+def test_dumps_passed_beside_the_logs_are_read_as_dumps(rules) -> None:
+    job = CORPUS / "logs/gen-flight-hangs/stall-stall_json_ws3_rank1"
+    for extra in ([str(job / "fr")], sorted(str(f) for f in (job / "fr").iterdir())):
+        d = analyze([str(job / "job.log"), *extra], rules=rules, model=False)
+        assert d.culprit["source"] == "flight_recorder" and d.first_failure.rank == 1
+        assert d.stats["paths"] == [str(job / "job.log")]  # the dumps were not read as log lines
+    with pytest.raises(InputError, match="only Flight Recorder dumps given"):
+        analyze([str(job / "fr")], rules=rules, model=False)
+
+
+def test_a_stall_is_measured_against_the_step_time() -> None:
+    from datetime import datetime, timedelta
+
+    from logsleuth.hang import stall_facts
+    from logsleuth.progress import RankProgress
+
+    t = datetime(2026, 11, 24, 23, 0, 0)
+    prog = {0: RankProgress(0, (-1, 5, -1), time=t, lines=6, intervals=[2.0] * 5)}
+    assert stall_facts(prog, t + timedelta(seconds=15)).stalled is False  # under 10 steps of 2 s
+    assert stall_facts(prog, t + timedelta(seconds=25)).stalled is True
+    fast = {0: RankProgress(0, (-1, 5, -1), time=t, lines=6, intervals=[0.01] * 5)}
+    assert stall_facts(fast, t + timedelta(seconds=5)).stalled is False  # under STALL_MIN_SECONDS
+    assert stall_facts(fast, t + timedelta(seconds=11)).stalled is True
+    assert stall_facts(fast, None).gap_s is None

@@ -44,6 +44,13 @@ SPLIT_KEYS = ("accuracy", "macro_f1", "abstain_rate", "no_failure_fp_rate", "n")
 # it (a thread excerpt that was little more than its decisive lines keeps nothing to name the cause from).
 CONTEXT_BINS = (("empty", 0, 0), ("1-3", 1, 3), ("4+", 4, None))
 DEFAULT_FOLDS = 5
+GROUP_BY = ("source", "ecosystem")
+UNLABELLED = "unlabelled"
+
+
+def ecosystem_of(sample: Sample) -> str:
+    """The manifest ``ecosystem`` of a corpus sample (``unlabelled`` when the row has none)."""
+    return sample.row.ecosystem or UNLABELLED
 ABSTAIN = "unknown"
 
 
@@ -61,7 +68,8 @@ class Outcome:
     fold: int
     emptied: bool = False
     split: str = "dev"
-    events_left: int | None = None  # ablation only: distinct events the model still had (0 when emptied)
+    events_left: int | None = None
+    ecosystem: str = ""  # ablation only: distinct events the model still had (0 when emptied)
 
 
 def metrics(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, Any]:
@@ -116,6 +124,7 @@ class EvalResult:
     groups: int
     threshold: float
     drop_rule_lines: bool
+    group_by: str = "source"
     ablated_of: int = 0
     emptied: int = 0
 
@@ -134,6 +143,7 @@ def evaluate(
     rules: Any = None,
     progress: Callable[[int, int], None] | None = None,
     samples: Sequence[Sample] | None = None,
+    group_by: str = "source",
 ) -> EvalResult:
     """Grouped K-fold evaluation of rules only, model only and combined (see the module docstring).
 
@@ -145,6 +155,9 @@ def evaluate(
         rules: a loaded ``RuleSet`` (default: built-ins).
         progress: called with ``(fold_done, folds)`` after each fold.
         samples: already analysed corpus samples (skips re-reading ``corpus``).
+        group_by: ``source`` (K grouped folds; group = the directory under ``logs/``) or ``ecosystem`` (leave one
+            ecosystem out: each ecosystem's logs are scored by a model trained on the other ecosystems only; needs
+            the manifest's ``ecosystem`` column, rows without one form the ``unlabelled`` ecosystem).
 
     Returns:
         An ``EvalResult``.
@@ -164,20 +177,29 @@ def evaluate(
     samples = list(samples) if samples is not None else load_corpus(corpus, rules)
     if any(s.ablated is None for s in samples):
         add_ablations(samples, rules)  # the training folds' augmentation, and the ablation's test logs
-    groups = [s.row.group for s in samples]
+    if group_by not in GROUP_BY:
+        raise InputError(f"--group-by must be one of {', '.join(GROUP_BY)} (got {group_by!r})")
+    by_eco = group_by == "ecosystem"
+    groups = [ecosystem_of(s) for s in samples] if by_eco else [s.row.group for s in samples]
     n_groups = len(set(groups))
     if n_groups < 2:
-        raise InputError("grouped cross-validation needs logs from at least two groups (directories under logs/)")
-    k = min(folds, n_groups)
+        raise InputError(f"cross-validation needs logs from at least two {'ecosystems' if by_eco else 'groups'}")
     labels = [s.row.label for s in samples]
 
     import warnings
 
-    splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=0)
     outcomes: list[Outcome] = []
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-        splits = list(splitter.split(np.zeros(len(samples)), labels, groups))
+    if by_eco:
+        from sklearn.model_selection import LeaveOneGroupOut
+
+        splits = list(LeaveOneGroupOut().split(np.zeros(len(samples)), labels, groups))
+        k = len(splits)
+    else:
+        k = min(folds, n_groups)
+        splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=0)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+            splits = list(splitter.split(np.zeros(len(samples)), labels, groups))
     for fold, (tr, te) in enumerate(splits):
         try:
             clf: Classifier | None = fit_classifier([samples[i] for i in tr], threshold)
@@ -191,7 +213,8 @@ def evaluate(
                     continue  # the rules did not get it right: there is no decisive line to delete
                 if ab.diagnosis is None:  # emptied
                     outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, ABSTAIN, ABSTAIN, ABSTAIN,
-                                            "none", fold, emptied=True, split=s.row.split, events_left=0))
+                                            "none", fold, emptied=True, split=s.row.split, events_left=0,
+                                            ecosystem=ecosystem_of(s)))
                     continue
                 diag, lines = ab.diagnosis, ab.lines
             else:
@@ -200,7 +223,7 @@ def evaluate(
             comb = combine(diag, lambda v=vote: v, rules)
             outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, diag.root_cause, _model_answer(vote),
                                     comb.root_cause, comb.method, fold, split=s.row.split,
-                                    events_left=len(lines) if drop_rule_lines else None))
+                                    events_left=len(lines) if drop_rule_lines else None, ecosystem=ecosystem_of(s)))
         if progress is not None:
             progress(fold + 1, k)
     y = [o.label for o in outcomes]
@@ -211,7 +234,13 @@ def evaluate(
             part = [o for o in outcomes if o.split == split]
             m = metrics([o.label for o in part], [getattr(o, sys_) for o in part])
             scores[sys_]["by_split"][split] = {k_: m[k_] for k_ in SPLIT_KEYS}
-    return EvalResult(scores, outcomes, k, n_groups, threshold, drop_rule_lines,
+        if any(o.ecosystem for o in outcomes):
+            scores[sys_]["by_ecosystem"] = {}
+            for eco in sorted({o.ecosystem or UNLABELLED for o in outcomes}):
+                part = [o for o in outcomes if (o.ecosystem or UNLABELLED) == eco]
+                m = metrics([o.label for o in part], [getattr(o, sys_) for o in part])
+                scores[sys_]["by_ecosystem"][eco] = {k_: m[k_] for k_ in SPLIT_KEYS}
+    return EvalResult(scores, outcomes, k, n_groups, threshold, drop_rule_lines, group_by,
                       ablated_of=sum(1 for s in samples if s.ablated is not None) if drop_rule_lines else 0,
                       emptied=sum(o.emptied for o in outcomes))
 
@@ -235,7 +264,7 @@ def to_json(result: EvalResult) -> dict[str, Any]:
     out = {}
     for sys_ in SYSTEMS:
         m = dict(result.scores[sys_])
-        m.update(folds=result.folds, groups=result.groups, threshold=result.threshold,
+        m.update(folds=result.folds, groups=result.groups, threshold=result.threshold, group_by=result.group_by,
                  setting="drop_rule_lines" if result.drop_rule_lines else "full")
         if result.drop_rule_lines:
             m["emptied"] = result.emptied
@@ -251,8 +280,12 @@ def format_text(result: EvalResult) -> str:
     lines = []
     what = ("ablation: the lines the winning rule matched deleted from each log the rules got right"
             if result.drop_rule_lines else "all logs")
-    lines.append(f"Grouped {result.folds}-fold cross-validation over {result.groups} groups ({what}); "
-                 f"model threshold {result.threshold}")
+    if result.group_by == "ecosystem":
+        lines.append(f"Leave-one-ecosystem-out cross-validation over {result.groups} ecosystems ({what}); "
+                     f"model threshold {result.threshold}")
+    else:
+        lines.append(f"Grouped {result.folds}-fold cross-validation over {result.groups} groups ({what}); "
+                     f"model threshold {result.threshold}")
     if result.drop_rule_lines:
         lines.append(f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was a decisive "
                      f"line) and count as misses; {result.ablated_of - result.emptied} still had lines, of which "
@@ -273,6 +306,15 @@ def format_text(result: EvalResult) -> str:
             lines.append(f"  {split:8} " + ", ".join(
                 f"{s} {sc[s]['by_split'][split]['accuracy']:.3f}/{sc[s]['by_split'][split]['macro_f1']:.3f}"
                 for s in SYSTEMS) + f"  (accuracy/macro-F1, n={sc[SYSTEMS[0]]['by_split'][split]['n']})")
+    ecos = sc[SYSTEMS[0]].get("by_ecosystem", {})
+    if ecos:
+        lines.append("by ecosystem (accuracy; no_failure FP rate where it has healthy logs):")
+        lines.append(f"  {'ecosystem':18} {'n':>4} " + " ".join(f"{s:>9}" for s in SYSTEMS))
+        for eco in ecos:
+            row = [sc[s]["by_ecosystem"][eco] for s in SYSTEMS]
+            fp = row[2]["no_failure_fp_rate"]
+            lines.append(f"  {eco:18} {row[0]['n']:>4} " + " ".join(f"{r['accuracy']:>9.3f}" for r in row)
+                         + ("" if fp is None else f"  (combined no_failure FP {fp:.3f})"))
     if result.drop_rule_lines and result.ablated_of > result.emptied:
         kept = [o for o in result.outcomes if not o.emptied]
         lines.append("on the ablated logs that still had lines: " + ", ".join(

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import regex
+
 from ..errors import InputError, LogsleuthError
 from ..types import Diagnosis, Event, Match
 
@@ -164,6 +166,8 @@ def decisive_matches(d: Diagnosis) -> list[Match]:
 # ---- the labelled corpus -------------------------------------------------------------------------------------
 
 SPLITS = ("dev", "heldout")
+# later held-out batches are numbered (``heldout2``, ``heldout3``...): each measured before any rule change for it
+_SPLIT = regex.compile(r"dev|heldout\d*")
 
 
 @dataclass(frozen=True)
@@ -179,6 +183,7 @@ class CorpusRow:
     source: str
     group: str
     split: str = "dev"
+    ecosystem: str = ""  # the source project family (``deepspeed``, ``ray``, ``torchrun``...): manifest column, optional
 
 
 @dataclass
@@ -215,7 +220,8 @@ def group_of(file: str) -> str:
 
 
 def read_manifest(corpus: str | os.PathLike[str]) -> list[CorpusRow]:
-    """Rows of ``<corpus>/manifest.csv`` (columns ``file,label,source,notes`` and the optional ``split``).
+    """Rows of ``<corpus>/manifest.csv`` (columns ``file,label,source,notes`` and the optional ``split``,
+    ``ecosystem``).
 
     Raises:
         InputError: no manifest, a missing column, an unknown label or split, or a listed file that does not exist.
@@ -239,9 +245,10 @@ def read_manifest(corpus: str | os.PathLike[str]) -> list[CorpusRow]:
                 if not (corpus / file).exists():
                     raise InputError(f"listed file {file!r} does not exist", where)
                 split = (r.get("split") or "").strip() or "dev"
-                if split not in SPLITS:
-                    raise InputError(f"unknown split {split!r} (expected one of {', '.join(SPLITS)})", where)
-                rows.append(CorpusRow(file, label, (r.get("source") or "").strip(), group_of(file), split))
+                if not _SPLIT.fullmatch(split):
+                    raise InputError(f"unknown split {split!r} (expected {', '.join(SPLITS)} or heldout<N>)", where)
+                rows.append(CorpusRow(file, label, (r.get("source") or "").strip(), group_of(file), split,
+                                      (r.get("ecosystem") or "").strip()))
     except OSError as exc:
         raise InputError(f"cannot read the corpus manifest ({exc.strerror or exc})", str(manifest)) from exc
     if not rows:

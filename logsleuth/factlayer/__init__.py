@@ -20,6 +20,7 @@ GATE: tuple[str, ...] = (
     r"CANCELLED", r"(?i:oom[-_]kill)", r"NODE_FAIL", r"Node failure", r"OOMKilled", r"Evicted", r"low on resource",
     r"(?i:\bnan\b)", r"(?i:\binf\b)", r"(?i:overflow)", r"(?i:loss scale)", r"Killing subprocess", r"death signal",
     r"closing signal", r"No space left", r"Disk quota", r"cudaError", r"(?i:cuda error)", r"Cuda failure",
+    r"frame #\d+: ", r"#\d+ +0x[0-9a-f]+ in ", r"\.so[\w.]*\([^)]*\+0x[0-9a-f]+\)", r"@\s+0x[0-9a-f]+",
 )
 
 __all__ = ["Fact", "KINDS", "GATE", "facts_of", "fact_matches", "validate_condition"]

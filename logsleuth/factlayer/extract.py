@@ -12,8 +12,8 @@ import regex
 
 from ..types import Event
 from . import tables
-from .kinds import (CudaError, ExceptionFact, Fact, GpuHardware, NcclWarning, NumericHealth, ProcessExit,
-                    SchedulerVerdict, SignalFact)
+from .kinds import (CudaError, ExceptionFact, Fact, GpuHardware, NativeFrame, NcclWarning, NumericHealth,
+                    ProcessExit, SchedulerVerdict, SignalFact)
 
 _I = regex.IGNORECASE
 # --- process exits --------------------------------------------------------------------------------------------
@@ -73,13 +73,19 @@ _OVERFLOW = regex.compile(r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )
                           r"(?P<scale>[\d.e+-]+)")
 _MIN_SCALE = regex.compile(r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum)")
 
+# --- native stack frames ---------------------------------------------------------------------------------------
+_FRAME_C10 = regex.compile(r"frame #(?P<i>\d+): (?P<sym>.*?) \(0x[0-9a-f]+ in (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\)")
+_FRAME_GDB = regex.compile(r"^#(?P<i>\d+) +0x[0-9a-f]+ in (?P<sym>\S+) .*?from (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)", regex.M)
+_FRAME_BT = regex.compile(r"(?:^|\s)(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\((?P<sym>[^)+]*)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]")
+_FRAME_GLOG = regex.compile(r"^\s*@\s+0x[0-9a-f]+\s+(?P<sym>.*?)(?:\s+\((?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)[^)]*\))?\s*$", regex.M)
+
 # cheap substring gate: no fact can come from an event whose text has none of these
 _WORDS = regex.compile(
     r"exitcode|return code|exit status|exited on signal|ssh exited|srun: error|Worker exit type|Killed|Segmentation "
     r"fault|Aborted|Bus error|Illegal instruction|Floating point|SIG[A-Z]|signal|(?i:exit ?code)|Fatal Python error|"
     r"terminate called|Error|Exception|NCCL WARN|NVRM|fallen off|ECC|AER|Unknown Error|NVIDIA-SMI|CUDA|Cuda|cudaError|"
     r"CANCELLED|oom[-_]kill|NODE_FAIL|Node failure|OOMKilled|Evicted|low on resource|(?i:\bnan\b|\binf\b|overflow|"
-    r"loss scale)|Killing subprocess"
+    r"loss scale)|Killing subprocess|\.so\b|frame #|^\s*@\s+0x"
 )
 
 
@@ -102,6 +108,7 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
     _device(ev, text, out)
     _signals(ev, text, out)
     _numeric(text, ev, out)
+    _frames(ev, text, out)
     return tuple(out)
 
 
@@ -276,3 +283,16 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
         out.append(NumericHealth(event=ev, what="overflow_skip", scale=scale))
     if "minimum" in low and _MIN_SCALE.search(text):
         out.append(NumericHealth(event=ev, what="min_loss_scale"))
+
+
+def _frames(ev: Event, text: str, out: list[Fact]) -> None:
+    if ".so" not in text and "@" not in text:
+        return
+    for pattern in (_FRAME_C10, _FRAME_GDB, _FRAME_BT, _FRAME_GLOG):
+        for m in pattern.finditer(text):
+            lib = m["lib"] or ""
+            if not lib and pattern is _FRAME_GLOG:
+                continue
+            i = m.groupdict().get("i")
+            out.append(NativeFrame(event=ev, library=lib, symbol=(m["sym"] or "").strip()[:200],
+                                   index=int(i) if i else None))

@@ -220,5 +220,21 @@ class NumericHealth(Fact):
     scale: float | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NativeFrame(Fact):
+    """One frame of a native stack trace (c10 ``frame #N:``, glog ``@ 0x...``, gdb ``#N 0x... in f () from lib``,
+    glibc ``backtrace_symbols`` ``lib.so(+0x..)[0x..]``).
+
+    Attributes:
+        library: the shared object's file name (``libnccl.so.2``); symbol: the function, or "";
+        index: the frame number when printed (0 = innermost), else None.
+    """
+
+    KIND: ClassVar[str] = "native_frame"
+    library: str
+    symbol: str = ""
+    index: int | None = None
+
+
 KINDS: dict[str, type[Fact]] = {c.KIND: c for c in (ProcessExit, ExceptionFact, NcclWarning, CudaError, GpuHardware,
-                                                     SignalFact, SchedulerVerdict, NumericHealth)}
+                                                     SignalFact, SchedulerVerdict, NumericHealth, NativeFrame)}

@@ -168,6 +168,18 @@ def holds_dumps(d: str) -> bool:
     return False
 
 
+def only_dumps(path: str) -> bool:
+    """True for a dump file, or a directory holding dumps and no log file (``fr/``): input for the Flight Recorder
+    reader only, never read as log lines."""
+    if os.path.isfile(path):
+        return sniff(path) is not None
+    if not os.path.isdir(path) or not holds_dumps(path):
+        return False
+    from ..read import is_log_name
+
+    return not any(f.is_file() and is_log_name(f.name) for f in Path(path).rglob("*"))
+
+
 def find_dumps(roots: list[str]) -> list[str]:
     """Dump files under the given directories (and given files that are dumps), sorted."""
     out: list[str] = []
