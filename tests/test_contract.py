@@ -137,3 +137,17 @@ def test_render_compiles_templates_once(rules) -> None:
     logsleuth.render(d, "text")
     assert report._environment.cache_info().hits > before
     assert env.get_template("text.j2") is env.get_template("text.j2")  # compiled once, then cached
+
+
+def test_scan_jsonl_rows_validate_and_carry_years(tmp_path) -> None:
+    from logsleuth.scan import write_table
+
+    df = logsleuth.scan([str(CORPUS / "logs/gen-torchrun-rank-raises")], jobs=1)
+    out = tmp_path / "rows.jsonl"
+    write_table(df, out)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len(df) == 4
+    for row in rows:
+        assert errors("scan-row", row) == [], row
+        t = row["first_failure_time"]  # null when the failing line prints no time (a traceback)
+        assert t is None or datetime.fromisoformat(t).year > 1900
