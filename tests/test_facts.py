@@ -168,3 +168,13 @@ def test_native_crash_names_the_library_of_the_innermost_native_frame(tmp_path: 
     d = analyze([str(log)], model=False)
     assert d.root_cause == "native_crash"
     assert "libnccl.so.2 (ncclProxyProgress())" in d.message
+
+
+def test_communicator_rank_never_overrides_the_global_rank_a_path_names(tmp_path: Path) -> None:
+    """NCCL's ``rank 0 nranks 2`` in rank3.log is rank 3's place in a 2-rank group, not global rank 0."""
+    log = tmp_path / "rank3.log"
+    log.write_text("node-1:4242:4300 [3] NCCL INFO comm 0x55d5 rank 0 nranks 2 cudaDev 3 busId 3b000 - Init COMPLETE\n")
+    ev = collect([str(log)], load_rules())
+    assert set(ev.ranks) == {3}
+    (only,) = [e for e in parse_text(log.read_text())]
+    assert only.rank == 0 and only.params["comm_rank"] == 0  # without a path, the group rank is all there is

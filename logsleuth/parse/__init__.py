@@ -59,7 +59,8 @@ def _event(path: str, line: int, end: int, text: str, body: str, pre: prefix.Pre
         time=rec.time or pre.time,
         host=rec.host or pre.host,
         pid=rec.pid or pre.pid or defaults.pid,
-        rank=pre.rank if pre.rank is not None else rec.rank if rec.rank is not None else defaults.rank,
+        rank=pre.rank if pre.rank is not None else rec.rank if rec.rank is not None else (
+            defaults.rank if defaults.rank is not None else p.get("comm_rank")),
         local_rank=pre.local_rank if pre.local_rank is not None else (
             rec.local_rank if rec.local_rank is not None else defaults.local_rank),
         template=mask(body[rec.start:].strip()),

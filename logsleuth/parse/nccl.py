@@ -33,6 +33,8 @@ def recognise(body: str) -> Recognised | None:
         rec.params["cuda_dev"] = int(m["dev"])
     r = _COMM_RANK.search(body, m.end())
     if r:
-        rec.rank = int(r["rank"])
+        # a communicator (group) rank, not the global rank: ``parse._event`` uses it only when neither the line's
+        # prefix nor the file's path names the global rank
+        rec.params["comm_rank"] = int(r["rank"])
         rec.params["nranks"] = int(r["nranks"])
     return rec
