@@ -25,6 +25,7 @@ def test_every_taxonomy_cause_with_real_logs_has_a_rule() -> None:
     from logsleuth.hang import FACT_DECIDED
     from tests.conftest import manifest_rows
 
-    labels = {r["label"] for r in manifest_rows()} - {"no_failure", "unknown"}
+    # Rules are written from the dev split; a held-out batch is measured before any rule for it exists.
+    labels = {r["label"] for r in manifest_rows() if (r.get("split") or "dev") == "dev"} - {"no_failure", "unknown"}
     covered = {r.spec.root_cause for r in _RULES.rules} | FACT_DECIDED
     assert labels <= covered, f"labels without any rule: {sorted(labels - covered)}"
