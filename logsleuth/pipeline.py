@@ -24,7 +24,7 @@ from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
 from .parse import parse
-from .parse.timestamps import YEARLESS, iso
+from .parse.timestamps import YEARLESS, iso_dated
 from .plausible import ranges
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
@@ -170,8 +170,41 @@ def _later(a: datetime, b: datetime) -> bool:
     return a > b
 
 
-def _job_year(state: JobState) -> int | None:
-    return max(state.years, key=lambda y: state.years[y]) if state.years else None
+def _job_year(state: JobState, files: Sequence[str] = ()) -> int | None:
+    """The year most full timestamps print; else the newest file's mtime year (a log is written in its year)."""
+    if state.years:
+        return max(state.years, key=lambda y: state.years[y])
+    mtimes = []
+    for f in files:
+        if f != "-":
+            try:
+                mtimes.append(os.stat(f).st_mtime)
+            except OSError:
+                continue
+    return datetime.fromtimestamp(max(mtimes)).year if mtimes else None
+
+
+def _dated_event(e: Event | None, year: int | None) -> Event | None:
+    if e is None or e.time is None or e.time.year != YEARLESS or year is None:
+        return e
+    return dataclasses.replace(e, time=_normalise(e.time, year))
+
+
+def _dated_matches(ms: Sequence[Match], year: int | None) -> tuple[Match, ...]:
+    return tuple(dataclasses.replace(m, event=_dated_event(m.event, year))
+                 if m.event.time is not None and m.event.time.year == YEARLESS else m for m in ms)
+
+
+def dated(diag: Diagnosis, year: int | None) -> Diagnosis:
+    """``diag`` with every year-less event time set to ``year`` (the JSON contract prints times with a year)."""
+    if year is None:
+        return diag
+    return dataclasses.replace(
+        diag, first_failure=_dated_event(diag.first_failure, year),
+        symptoms=_dated_matches(diag.symptoms, year), evidence=_dated_matches(diag.evidence, year),
+        unexplained=tuple(_dated_event(e, year) for e in diag.unexplained),  # type: ignore[misc]
+        hypotheses=tuple(dataclasses.replace(h, evidence=_dated_matches(h.evidence, year)) for h in diag.hypotheses),
+    )
 
 
 def _normalise(t: datetime | None, year: int | None) -> datetime | None:
@@ -227,8 +260,6 @@ def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     ``ranges`` each full list as text runs (``"1-2047"``). ``world_size`` is the largest plausible one the log
     stated (``plausible.world_size``).
     """
-    if not ev.ranks and not ev.hosts:
-        return {}
     ranks = ev.ranks
     seen = sorted(ranks)
     with_errors = [r for r in seen if ranks[r].errors]
@@ -247,7 +278,7 @@ def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     return {"world_size": ev.world_size, "seen": listed, "hosts": sorted(ev.hosts)[:MAX_LISTED_RANKS],
             "with_errors": with_errors[:MAX_LISTED_RANKS], "missing": missing,
             "silent_before_failure": quiet[:MAX_LISTED_RANKS],
-            "last_seen": {str(r): iso(ranks[r].last) for r in listed if ranks[r].last},
+            "last_seen": {str(r): iso_dated(t) for r in listed if (t := ranks[r].last)},
             "counts": {"seen": len(seen), "hosts": len(ev.hosts), "with_errors": len(with_errors),
                        "missing": n_missing, "silent_before_failure": len(quiet)},
             "ranges": ranges_text,
@@ -331,7 +362,7 @@ def collect(
             if len(files) == 1:
                 raise
             # one unopenable file of a multi-file job: note it, go on
-            skipped.append({"path": path, "error": str(exc)})
+            skipped.append({"path": path, "error": str(exc), "line": None})
     for dmg in read_stats.damaged:  # files that broke mid-way: their lines before the fault were used
         skipped.append({"path": dmg["path"], "line": dmg["line"], "error": f"{dmg['path']}: {dmg['error']} after line {dmg['line']}"})
     for path in err_files:
@@ -344,7 +375,7 @@ def collect(
         if skipped:
             raise InputError(f"no readable log lines; {len(skipped)} file(s) failed, first: {skipped[0]['error']}", where)
         raise InputError("empty input: no log lines to analyse", where)
-    year = _job_year(state)
+    year = _job_year(state, files)
     stats = {
         "bytes": read_stats.bytes,
         "lines": read_stats.lines,
@@ -354,7 +385,7 @@ def collect(
         "skipped_lines": read_stats.skipped_lines,
         "paths": list(file_index),
         "skipped": skipped,
-        **({"rules_over_budget": over} if (over := rules.over_budget()) else {}),
+        "rules_over_budget": rules.over_budget(),
         "seconds": round(time.perf_counter() - t0, 4),
     }
     ranks = {r: RankActivity(a.events, a.errors, _normalise(a.first, year), _normalise(a.last, year), frozenset(a.hosts))
@@ -370,7 +401,7 @@ def collect(
         elastic_root=state.elastic_root, world_size=state.world_size, ranks=MappingProxyType(ranks),
         hosts=frozenset(state.hosts), clock=MappingProxyType({k: _normalise(t, year) for k, t in state.clock.items()}),
         file_index=MappingProxyType(file_index), stats=MappingProxyType(stats),
-        progress=MappingProxyType(progress), end_time=_normalise(state.last_time, year), flight=flight,
+        progress=MappingProxyType(progress), end_time=_normalise(state.last_time, year), flight=flight, year=year,
     )
 
 
@@ -406,7 +437,7 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
-    return _unknown_when_damaged(diag, evidence.stats.get("skipped") or [])
+    return _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
 
 
 def _name_crash_library(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import string
 import time
 from collections.abc import Callable
@@ -197,15 +198,33 @@ class _MessageFormatter(string.Formatter):
 _MESSAGE_FORMATTER = _MessageFormatter()
 
 
+OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)  # [[ clause ]]: dropped when a placeholder in it has no value
+
+
 def render_message(template: str, values: dict[str, Any]) -> str:
     """Fill the rule's ``message`` placeholders from ``values`` (``_MessageFormatter``: no format specs, no
-    attribute access; at most ``MAX_MESSAGE`` characters); ``""`` when a placeholder has no value (the pattern
-    that fired did not capture it), so reports fall back to the rule's title instead of printing holes."""
+    attribute access; at most ``MAX_MESSAGE`` characters). A ``[[ ... ]]`` clause is kept only when every placeholder
+    in it has a value (one ``match.any`` alternative captures what another does not); ``""`` when a placeholder
+    outside such a clause has none, so reports fall back to the rule's title (``rules validate`` rejects such a
+    message)."""
+    given = {k: v for k, v in values.items() if v not in (None, "")}
+
+    def clause(m: re.Match[str]) -> str:
+        try:  # the filled clause goes back into the template: its braces must not be read as fields again
+            return _MESSAGE_FORMATTER.vformat(m.group(1), (), given).replace("{", "{{").replace("}", "}}")
+        except (ValueError, IndexError, KeyError, AttributeError):
+            return ""
+
     try:
-        text = _MESSAGE_FORMATTER.vformat(template, (), {k: v for k, v in values.items() if v not in (None, "")})
+        text = _MESSAGE_FORMATTER.vformat(OPTIONAL.sub(clause, template) if "[[" in template else template, (), given)
     except (ValueError, IndexError, KeyError, AttributeError):
         return ""
     return text[:MAX_MESSAGE]
+
+
+def required_text(template: str) -> str:
+    """The message without its optional ``[[ ... ]]`` clauses: the placeholders every alternative must give."""
+    return OPTIONAL.sub("", template)
 
 
 def render_fix(template: str, values: dict[str, Any], references: tuple[str, ...] = ()) -> Fix:
