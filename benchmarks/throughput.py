@@ -38,12 +38,16 @@ MB = shapes.MB
 SHAPES = ("trainer", "ray", "nccl", "torchrun")
 
 
+CODE = ROOT  # the logsleuth checkout measured (``--code``); the inputs always come from this checkout's corpus
+
+
 def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, subprocess.CompletedProcess]:
     """Run ``cmd``; ``(wall seconds, peak RSS MB of that process, result)`` (RSS from ``wait4``'s rusage; a scan's
     worker processes are not included)."""
     with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=fo, stderr=fe, cwd=str(ROOT), env=dict(os.environ, CI="true", **(env or {})))
+        proc = subprocess.Popen(cmd, stdout=fo, stderr=fe, cwd=str(CODE),
+                                env=dict(os.environ, CI="true", PYTHONPATH=str(CODE), **(env or {})))
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -127,7 +131,11 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "logsleuth-bench-shapes",
                     help="where the inputs are built (reused while the corpus is unchanged)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here as JSON")
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="the logsleuth checkout to measure (e.g. a worktree of an older commit), same inputs")
     args = ap.parse_args()
+    global CODE
+    CODE = args.code.resolve()
 
     print(f"building/reusing inputs in {args.dir} ...", file=sys.stderr)
     t0 = time.perf_counter()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -17,22 +16,20 @@ from .combine import combine, rule_decides
 from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
-from .facts import GATE as FACTS_GATE
-from .facts import find_versions, find_world_size
-from .factlayer import GATE as FACT_LAYER_GATE
 from .factlayer import Fact, facts_of
 from .factlayer.reason import crash_library
+from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
-from .parse import gate as parse_gate
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .types import Diagnosis, Event, Match
+
 
 class Voter(Protocol):
     """What ``decide`` needs of a model: ``classify.model.Classifier.vote``."""
@@ -151,26 +148,15 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.clock[id(ev)] = ev.time or last_time
 
 
-GATE_TAIL_LINES = 400  # every file's last lines are always parsed: how a log ends tells hangs (``tail_lines`` rules)
-GATE_BLOCK_LINES = 300  # lines kept after a traceback/summary start
-
-
 def line_gate(rules: RuleSet) -> LineGate | None:
-    """The reader's gate for ``rules`` (built once per rule set), or None when no line may be skipped.
-
-    A line is parsed when a rule's or context pattern's literal factor, a parser level/record word
-    (``parse.gate``) or a fact word (``facts.GATE``) occurs in it, plus the lines after a traceback/summary start
-    and each file's last ``GATE_TAIL_LINES``. None when some rule pattern has no literal factor (it could match
-    any line) or the RE2 bindings are missing: then every line is parsed, as before.
-    """
+    """The reader's gate for ``rules`` (built once per rule set; ``rules.linegate.build``), or None when no line
+    may be skipped (then every line is parsed, as before)."""
     cached = getattr(rules, "_line_gate", False)
     if cached is not False:
         return cached
-    gate: LineGate | None = None
-    if not rules.prefilter.always and LineGate.available():
-        literals = [re.escape(lit) for lit in rules.prefilter.literals]  # stdlib escaping is RE2 syntax
-        gate = LineGate([*literals, *parse_gate.PATTERNS, *FACTS_GATE, *FACT_LAYER_GATE], parse_gate.BLOCK_STARTS, before=0, after=0,
-                        block_after=GATE_BLOCK_LINES, tail=GATE_TAIL_LINES)
+    from .rules.linegate import build
+
+    gate = build(rules)
     rules._line_gate = gate  # type: ignore[attr-defined]
     return gate
 
@@ -275,7 +261,7 @@ def collect(
         file_index.setdefault(path, len(file_index))
         f = facts[path]
         try:
-            consume(parse(iter_lines(path, read_stats, lgate), path, f), rules, state)
+            consume(parse(iter_lines(path, read_stats, lgate, state.context_hits), path, f), rules, state)
         except InputError as exc:
             if len(files) == 1:
                 raise

@@ -13,7 +13,7 @@ import io
 import os
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -146,7 +146,8 @@ class LineGate:
     it; its ``before`` preceding and ``after`` following lines are kept with it, and ``block_after`` lines after a
     line holding one of ``block_literals`` (the start of a multi-line record such as a traceback). The last
     ``tail`` lines of every file are always kept, and so is any line holding an escape (``\\x1b``) or NUL byte (their cleaning could
-    join a literal). Everything else is counted and skipped without being decoded.
+    join a literal). A line that only ``check_patterns`` hit is kept when ``confirm(raw line)`` says so (a native
+    check of the real regexes behind those literals). Everything else is counted and skipped without being decoded.
 
     RE2 (``pip install google-re2``) searches ~0.2-1 GB/s for hundreds of alternatives; ``regex`` and ``re`` manage
     ~1 MB/s on the same alternation, so without RE2 ``compile`` returns None and callers read every line.
@@ -155,14 +156,19 @@ class LineGate:
         patterns: RE2-syntax regular expressions (``(?i:...)`` for case-insensitive parts).
         block_literals: plain strings that start a multi-line record (``Traceback (most recent call last)``).
         before, after, block_after, tail: context sizes, in lines.
+        check_patterns: RE2-syntax regexes whose hits are kept only when ``confirm`` accepts the line.
+        confirm: ``(raw line bytes, seen) -> bool``; ``seen`` is what the caller passed to ``iter_lines``.
     """
 
     def __init__(self, patterns: Iterable[str], block_literals: Iterable[str] = (), *, before: int = 2,
-                 after: int = 2, block_after: int = 300, tail: int = 400) -> None:
+                 after: int = 2, block_after: int = 300, tail: int = 400, check_patterns: Iterable[str] = (),
+                 confirm: Callable[[bytes, Any], bool] | None = None) -> None:
         self.patterns = tuple(patterns)
         self.block_literals = tuple(block_literals)
         self.before, self.after, self.block_after, self.tail = before, after, block_after, tail
-        self._compiled: tuple[Any, tuple[bytes, ...]] | None = None
+        self.check_patterns = tuple(check_patterns) if confirm is not None else ()
+        self.confirm = confirm
+        self._compiled: tuple[Any, tuple[bytes, ...], Any] | None = None
 
     @staticmethod
     def available() -> bool:
@@ -173,9 +179,9 @@ class LineGate:
             return False
         return True
 
-    def compile(self) -> tuple[Any, tuple[bytes, ...]] | None:
-        """``(gate, block_literals)``: one RE2 pattern over bytes and the encoded block literals; None without RE2
-        or without patterns."""
+    def compile(self) -> tuple[Any, tuple[bytes, ...], Any] | None:
+        """``(gate, block_literals, check)``: one RE2 pattern over bytes, the encoded block literals and the RE2
+        pattern of ``check_patterns`` (None without them); None without RE2 or without patterns."""
         if self._compiled is None:
             if not self.patterns or not self.available():
                 return None
@@ -186,7 +192,10 @@ class LineGate:
             blocks = tuple(lit.encode() for lit in self.block_literals)
             joined = "|".join(f"(?:{p})" for p in (*self.patterns, *(re2.escape(b).decode() for b in blocks),
                                                    r"\x1b", r"\x00"))
-            self._compiled = (re2.compile(joined.encode(), opts), blocks)
+            check = None
+            if self.check_patterns:
+                check = re2.compile("|".join(f"(?:{p})" for p in self.check_patterns).encode(), opts)
+            self._compiled = (re2.compile(joined.encode(), opts), blocks, check)
         return self._compiled
 
 
@@ -214,13 +223,14 @@ def _iter_raw(stream: BinaryIO, stats: ReadStats, where: list[int]) -> Iterator[
 
 
 def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: LineGate,
-                compiled: tuple[Any, Any]) -> Iterator[tuple[int, bytes]]:
+                compiled: tuple[Any, Any, Any], seen: Any) -> Iterator[tuple[int, bytes]]:
     """The lines ``gate`` keeps, in order, as ``(line_number, raw bytes)``; reads whole blocks.
 
     Decisions lag ``gate.tail`` lines behind the read position, so that the file's last lines can be kept and a
     match can still keep the lines before it.
     """
-    search, block_literals = compiled
+    search, block_literals, check = compiled
+    confirm = gate.confirm
     before, after, block_after, lag = gate.before, gate.after, gate.block_after, max(gate.tail, gate.before)
     held: list[bytes] = []  # undecided lines, the first being line number held_first
     held_first = 1
@@ -270,26 +280,17 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
             lines[0] = lines[0][:MAX_LINE_BYTES]
             stats.truncated_lines += 1
         base = held_first + len(held)
-        pos, idx, size = 0, 0, len(region)
-        while pos <= size:
-            m = search.search(region, pos)
-            if m is None:
-                break
-            start = m.start()
-            idx += region.count(b"\n", pos, start)
-            h = base + idx
-            line_start = region.rfind(b"\n", 0, start) + 1
-            line_end = region.find(b"\n", start)
-            if line_end < 0:
-                line_end = size
+        for h, line_start, line_end in _hit_lines(search, region, base):
             is_block = False
             for lit in block_literals:
                 if region.find(lit, line_start, line_end) >= 0:
                     is_block = True
                     break
             keep.update(range(max(1, h - before), h + (block_after if is_block else after) + 1))
-            pos = line_end + 1  # the next line: one hit per line is enough
-            idx += 1
+        if check is not None:
+            for h, line_start, line_end in _hit_lines(check, region, base):
+                if h not in keep and confirm(region[line_start:line_end], seen):  # type: ignore[misc]
+                    keep.update(range(max(1, h - before), h + after + 1))
         held.extend(lines)
         stats.lines += len(lines)
         where[0] = held_first + len(held) - 1
@@ -304,6 +305,25 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
     yield from _decide(held, held_first, len(held), keep, gate.tail, stats)
 
 
+def _hit_lines(search: Any, region: bytes, base: int) -> Iterator[tuple[int, int, int]]:
+    """``(line number, start, end)`` of each line of ``region`` (whose first line is number ``base``) where the RE2
+    pattern ``search`` matches, once per line."""
+    pos, idx, size = 0, 0, len(region)
+    while pos <= size:
+        m = search.search(region, pos)
+        if m is None:
+            break
+        start = m.start()
+        idx += region.count(b"\n", pos, start)
+        line_start = region.rfind(b"\n", 0, start) + 1
+        line_end = region.find(b"\n", start)
+        if line_end < 0:
+            line_end = size
+        yield base + idx, line_start, line_end
+        pos = line_end + 1  # the next line: one hit per line is enough
+        idx += 1
+
+
 def _decide(held: list[bytes], first: int, n: int, keep: set[int], tail: int,
             stats: ReadStats) -> list[tuple[int, bytes]]:
     """The kept lines among ``held[:n]`` (line numbers from ``first``); the last ``tail`` of them always."""
@@ -315,7 +335,8 @@ def _decide(held: list[bytes], first: int, n: int, keep: set[int], tail: int,
     return [(k, held[k - first]) for k in kept]
 
 
-def iter_lines(path: str, stats: ReadStats | None = None, gate: LineGate | None = None) -> Iterator[tuple[int, str]]:
+def iter_lines(path: str, stats: ReadStats | None = None, gate: LineGate | None = None,
+               seen: Any = ()) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for one file or ``"-"`` (stdin), line numbers 1-based.
 
     Args:
@@ -323,6 +344,7 @@ def iter_lines(path: str, stats: ReadStats | None = None, gate: LineGate | None 
         stats: counters to update (bytes are uncompressed bytes).
         gate: when given (and RE2 is installed), yield only the lines it keeps (with their true line numbers);
             the others are counted in ``stats.lines`` and ``stats.skipped_lines`` and never decoded.
+        seen: passed to ``gate.confirm`` (the pipeline passes the job's live set of context hits).
 
     Raises:
         InputError: unreadable file, binary data, or a corrupt/truncated compressed stream (naming ``path:line``).
@@ -340,7 +362,7 @@ def iter_lines(path: str, stats: ReadStats | None = None, gate: LineGate | None 
             for line_no, raw in _iter_raw(stream, stats, where):
                 yield line_no, clean_line(raw)
         else:
-            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled):  # type: ignore[arg-type]
+            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen):  # type: ignore[arg-type]
                 yield line_no, clean_line(raw)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         line_no = where[0]

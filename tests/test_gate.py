@@ -37,3 +37,29 @@ def test_gate_skips_noise_but_keeps_the_failure(tmp_path, rules) -> None:
     d = analyze([str(p)], rules=rules, model=False)
     assert d.root_cause == "worker_exception" and d.first_failure.line == 20001
     assert d.stats["skipped_lines"] > 39000 and d.stats["lines"] == 40003
+
+
+def test_relaxed_patterns_drop_anchors_and_boundaries_outside_classes() -> None:
+    from logsleuth.rules.linegate import relax
+
+    assert relax(r"^foo\b[^$\]]$") == r"foo[^$\]]"
+    assert relax(r"(?:^|\s)x\d+\Z") == r"(?:|\s)x\d+"
+    assert relax(r"[]^]a\\b") == r"[]^]a\\b"  # a leading ] and an escaped backslash stay
+
+
+def test_context_lines_are_parsed_until_the_job_has_seen_them(tmp_path, rules) -> None:
+    # corpus lines (gh-nvidia-nccl tests' bootstrap line, LlamaFactory 6269's watchdog timeout); the bootstrap line
+    # only feeds a context pattern: after its first blocks it is no longer parsed, and the diagnosis is unchanged
+    boot = "node-2:236:236 [2] NCCL INFO Bootstrap : Using bond0:10.0.0.3<0>\n"
+    crash = ("[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, "
+             "NumelOut=68124672, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.\n")
+    p = tmp_path / "job.log"
+    p.write_text(boot * 60000 + crash)
+    fast = analyze([str(p)], rules=rules, model=False)
+    full = analyze([str(p)], rules=rules, model=False, gate=False)
+    assert (fast.root_cause, fast.rule_id, fast.first_failure.line) == (full.root_cause, full.rule_id, 60001)
+    from logsleuth.rules import native
+
+    if native.available():
+        assert fast.stats["skipped_lines"] > 40000

@@ -88,8 +88,8 @@ class Column:
 
     def transform(self, doc: str) -> tuple[np.ndarray, np.ndarray]:
         """``(indices, values)`` of ``doc``'s non-zero features, indices in the concatenated space."""
-        vocab = self.vocab
-        counts = Counter(i for t in self.terms(doc) if (i := vocab.get(t)) is not None)
+        counts = Counter(map(self.vocab.get, self.terms(doc)))  # counted in C; out-of-vocabulary terms count as None
+        counts.pop(None, None)
         if not counts:
             return np.empty(0, np.int64), np.empty(0, np.float64)
         idx = np.fromiter(counts.keys(), np.int64, len(counts))

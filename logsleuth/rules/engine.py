@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -24,8 +24,10 @@ from .loader import RuleFile, load_file, rule_paths
 from .native import NativeMatcher
 from .native import available as native_available
 from .prefilter import LiteralPrefilter
-from .schema import RuleSpec
-from .validate import validate
+from .specview import SpecView
+
+if TYPE_CHECKING:
+    from .schema import RuleSpec
 
 REGEX_TIMEOUT_S = 0.25  # per search; a catastrophic pattern costs at most this per event
 BASE_CONFIDENCE = {"info": 0.5, "low": 0.6, "medium": 0.75, "high": 0.85, "critical": 0.92}
@@ -47,11 +49,11 @@ def builtin_rules_dir() -> Path:
 class CompiledRule:
     """A rule with its patterns compiled; ``context_ids`` index into ``RuleSet.context_patterns``."""
 
-    spec: RuleSpec
+    spec: RuleSpec | SpecView
     path: str
-    any: list[regex.Pattern[str]]
-    all: list[regex.Pattern[str]]
-    none: list[regex.Pattern[str]]
+    any: list[LazyPattern]
+    all: list[LazyPattern]
+    none: list[LazyPattern]
     requires: list[int] = field(default_factory=list)
     boosts: list[int] = field(default_factory=list)
     lowers: list[int] = field(default_factory=list)
@@ -66,7 +68,35 @@ class CompiledRule:
         return self.spec.id
 
 
-def _search(p: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+class LazyPattern:
+    """A ``regex`` pattern compiled on first use: most of a rule set's patterns never meet a text they may match
+    (the native scan rules them out), and ``regex`` compiles in Python (~2.5 ms a pattern)."""
+
+    __slots__ = ("pattern", "_compiled")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: regex.Pattern[str] | None = None
+
+    def compiled(self) -> regex.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = regex.compile(self.pattern)
+        return self._compiled
+
+    def search(self, text: str, *args: Any, **kwargs: Any) -> regex.Match[str] | None:
+        return self.compiled().search(text, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # groupindex, flags, finditer...
+        return getattr(self.compiled(), name)
+
+    def __getstate__(self) -> str:
+        return self.pattern
+
+    def __setstate__(self, state: str) -> None:
+        self.pattern, self._compiled = state, None
+
+
+def _search(p: LazyPattern, text: str) -> regex.Match[str] | None:
     try:
         return p.search(text, timeout=REGEX_TIMEOUT_S)
     except TimeoutError:
@@ -82,13 +112,13 @@ class RuleSet:
 
     def __init__(self, rule_files: Sequence[RuleFile]) -> None:
         self.files = list(rule_files)
-        self.context_patterns: list[regex.Pattern[str]] = []
+        self.context_patterns: list[LazyPattern] = []
         ctx_index: dict[str, int] = {}
 
         def ctx(p: str) -> int:
             if p not in ctx_index:
                 ctx_index[p] = len(self.context_patterns)
-                self.context_patterns.append(regex.compile(p))
+                self.context_patterns.append(LazyPattern(p))
             return ctx_index[p]
 
         self.rules: list[CompiledRule] = []
@@ -96,9 +126,9 @@ class RuleSet:
             s = rf.spec
             self.rules.append(CompiledRule(
                 spec=s, path=rf.path,
-                any=[regex.compile(p) for p in s.match.any],
-                all=[regex.compile(p) for p in s.match.all],
-                none=[regex.compile(p) for p in s.match.none],
+                any=[LazyPattern(p) for p in s.match.any],
+                all=[LazyPattern(p) for p in s.match.all],
+                none=[LazyPattern(p) for p in s.match.none],
                 requires=[ctx(p) for p in s.context.requires],
                 boosts=[ctx(p) for p in s.context.boosts],
                 lowers=[ctx(p) for p in s.context.lowers],
@@ -131,13 +161,23 @@ class RuleSet:
     def __len__(self) -> int:
         return len(self.rules)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a scan worker receives: the rules, without this process's caches (the line gate holds native
+        objects; a worker builds its own from the on-disk caches)."""
+        state = dict(self.__dict__)
+        state.pop("_line_gate", None)
+        state["_last"] = (None, set())
+        return state
+
     def fingerprint(self) -> str:
         """A short sha256 over every rule's content (id, patterns, context, texts): changes when any rule does."""
         import hashlib
 
         h = hashlib.sha256()
+        import json
+
         for r in sorted(self.rules, key=lambda r: r.id):
-            h.update(r.spec.model_dump_json().encode())
+            h.update(json.dumps(r.spec.model_dump(mode="json"), sort_keys=True).encode())
             h.update(b"\n")
         return h.hexdigest()[:16]
 
@@ -303,12 +343,62 @@ def load_rules(extra_dirs: Iterable[str | os.PathLike[str]] = (), builtin: bool 
 
 
 def _load_rules(dirs: list[str | os.PathLike[str]]) -> RuleSet:
-    """Compile the rules of ``dirs`` (see ``load_rules``)."""
-    files = [load_file(p) for p in rule_paths(dirs)]
+    """Compile the rules of ``dirs`` (see ``load_rules``), from the compiled-rules cache when the files are unchanged."""
+    paths = rule_paths(dirs)
+    cached = _cache_read(paths)
+    if cached is not None:
+        return RuleSet(cached)
+    files = [load_file(p) for p in paths]
+    from .validate import validate  # regex/jinja2 checks: only when the files changed
+
     problems = validate(files)
     if problems:
         where, msg = problems[0]
         more = f" (and {len(problems) - 1} more problems; run 'logsleuth rules validate')" if len(problems) > 1 else ""
         raise RuleError(msg + more, where)
+    _cache_write(paths, files)
     return RuleSet(files)
 
+
+RULES_CACHE_FORMAT = 1
+
+
+def _cache_path(paths: Sequence[Path]) -> Path | None:
+    """``<cache dir>/rules-<key>.json``; the key hashes logsleuth's version and every rule file's path and bytes."""
+    import hashlib
+
+    from .. import __version__
+    from .native import cache_dir
+
+    h = hashlib.sha256(f"{RULES_CACHE_FORMAT}\0{__version__}\0".encode())
+    try:
+        for p in paths:
+            h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
+    except OSError:
+        return None  # load_file reports it
+    return cache_dir() / f"rules-{h.hexdigest()[:24]}.json"
+
+
+def _cache_read(paths: Sequence[Path]) -> list[RuleFile] | None:
+    """The validated rule files from the cache (JSON: path, data, positions), or None (absent, stale or corrupt)."""
+    cp = _cache_path(paths)
+    if cp is None or not cp.exists():
+        return None
+    import json
+
+    try:
+        entries = json.loads(cp.read_text(encoding="utf-8"))
+        return [RuleFile(SpecView(e["data"]), e["path"], dict(e["lines"])) for e in entries]
+    except Exception:  # noqa: BLE001 - corrupt or from another schema: parse the YAML again
+        return None
+
+
+def _cache_write(paths: Sequence[Path], files: Sequence[RuleFile]) -> None:
+    import json
+
+    from .native import write_atomic
+
+    cp = _cache_path(paths)
+    if cp is not None:
+        entries = [{"path": f.path, "data": f.spec.model_dump(mode="json"), "lines": f.lines} for f in files]
+        write_atomic(cp, json.dumps(entries).encode())

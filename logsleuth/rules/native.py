@@ -47,7 +47,8 @@ def available() -> bool:
     return True
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename; an unwritable cache is silently skipped."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
@@ -107,8 +108,8 @@ def compile_database(patterns: Sequence[str], *, multi: bool = False, use_cache:
     if exprs:
         db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
         if use_cache:
-            _write_atomic(db_path, hyperscan.dumpb(db))
-            _write_atomic(meta_path, json.dumps({"format": FORMAT, "always": sorted(always)}).encode())
+            write_atomic(db_path, hyperscan.dumpb(db))
+            write_atomic(meta_path, json.dumps({"format": FORMAT, "always": sorted(always)}).encode())
     else:
         db = None
     if db is not None:
