@@ -6,6 +6,8 @@ Policy (design.md "Diagnosis"):
   a later cause's rule ``explains`` the earlier root cause and has a higher severity.
 - After the winner, matches of collateral root causes (``peer_process_died``, ``collective_timeout``,
   ``job_preempted``) and of generic catch-all rules are symptoms of it, not rival hypotheses.
+- A catch-all cause (priority <= ``GENERIC_PRIORITY``) chained to a specific cause printed right after it by the
+  same process (``CHAIN_LINES``) yields to that cause.
 - A cause rule marked ``fallback`` (a default reading of a fact: an unexplained SIGKILL is host memory, a fatal
   signal a native crash) wins only when no specific cause rule (priority above the catch-alls) matched.
 - With only symptoms, the earliest symptom's root cause is reported at reduced confidence (the first failure
@@ -60,6 +62,23 @@ def resolve_events(matches: Sequence[Match]) -> list[Match]:
             seen.add(id(m))
             out.append(m)
     return out
+
+
+CHAIN_LINES = 60  # a chained traceback ("During handling of the above exception...") follows within this many lines
+
+
+def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match:
+    """A catch-all cause (some exception) followed, in the same process's output and within ``CHAIN_LINES``, by a
+    specific cause is that cause: ``basic_ios::clear: iostream error`` raised while torch.save hit a full disk."""
+    ev = winner.event
+    for m in causes:
+        e = m.event
+        if (m is winner or m.priority <= GENERIC_PRIORITY or rules.by_id[m.rule_id].spec.fallback
+                or e.path != ev.path or e.rank != ev.rank or e.pid != ev.pid):
+            continue
+        if 0 <= e.line - ev.end_line <= CHAIN_LINES:
+            return m
+    return winner
 
 
 def _enrich_first_failure(event: Event, elastic_root: Event | None) -> Event:
@@ -120,6 +139,8 @@ def diagnose(
             rule = rules.by_id[m.rule_id].spec
             if winner.root_cause in rule.explains and SEVERITY_RANK[m.severity] > SEVERITY_RANK[winner.severity]:
                 winner = m
+    if winner is not None and winner.priority <= GENERIC_PRIORITY:
+        winner = _chained_specific(winner, causes, rules)
     symptom_only = winner is None and bool(symptoms_all)
     if symptom_only:
         winner = symptoms_all[0]

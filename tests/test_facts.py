@@ -178,3 +178,51 @@ def test_communicator_rank_never_overrides_the_global_rank_a_path_names(tmp_path
     assert set(ev.ranks) == {3}
     (only,) = [e for e in parse_text(log.read_text())]
     assert only.rank == 0 and only.params["comm_rank"] == 0  # without a path, the group rank is all there is
+
+
+def test_ucx_signal_handler_and_backtrace_are_facts() -> None:
+    """UCX's handler: ``Caught signal 7 (Bus error: ...)`` and `` N 0x... sym()  ???:0`` frames (NCCL API names its
+    library when the frame does not)."""
+    text = ("[node-1:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)\n"
+            "==== backtrace (tid:   3095) ====\n"
+            " 0 0x0000000000043090 killpg()  ???:0\n"
+            " 2 0x000000000007587d ncclGroupEnd()  ???:0\n")
+    fs = facts(text)
+    (e,) = [f for f in fs if isinstance(f, ProcessExit)]
+    assert (e.reporter, e.signal) == ("ucx", "SIGBUS")
+    assert ("libnccl.so", "ncclGroupEnd()") in [(f.library, f.symbol) for f in fs if f.kind == "native_frame"]
+
+
+@pytest.mark.parametrize("line, what", [
+    ("[rank0] step 4 loss nan", "nan_loss"),
+    ("2026-01-01 10:00:00,000 [rank1] INFO train: step 3 loss inf", "inf_loss"),
+    ("RuntimeError: loss scale 6.1e-05 fell below 1e-4 at step 34: gradients overflow every step", "min_loss_scale"),
+])
+def test_numeric_health_wordings(line: str, what: str) -> None:
+    assert what in [f.what for f in facts(line) if isinstance(f, NumericHealth)]
+
+
+def test_exception_after_a_line_prefix_and_torch_zip_writer_disk_full() -> None:
+    (e,) = [f for f in facts("[rank0]: numpy._core._exceptions._ArrayMemoryError: Unable to allocate 335. GiB")
+            if isinstance(f, ExceptionFact)]
+    assert e.family == "host_memory"
+    (z,) = [f for f in facts("RuntimeError: [enforce fail at inline_container.cc:672] . unexpected pos 1280 vs 1174")
+            if isinstance(f, ExceptionFact)]
+    assert z.family == "disk_full"
+
+
+def test_catch_all_exception_chained_to_a_specific_cause_is_that_cause(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text("Traceback (most recent call last):\n"
+                   '  File "/home/user/train.py", line 9, in save\n'
+                   "    torch.save(state, path)\n"
+                   "RuntimeError: basic_ios::clear: iostream error\n"
+                   "\n"
+                   "During handling of the above exception, another exception occurred:\n"
+                   "\n"
+                   "Traceback (most recent call last):\n"
+                   '  File "/home/user/train.py", line 9, in save\n'
+                   "    torch.save(state, path)\n"
+                   "RuntimeError: [enforce fail at inline_container.cc:672] . unexpected pos 1280 vs 1174\n")
+    d = analyze([str(log)], model=False)
+    assert d.root_cause == "disk_full"

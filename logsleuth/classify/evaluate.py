@@ -46,11 +46,23 @@ CONTEXT_BINS = (("empty", 0, 0), ("1-3", 1, 3), ("4+", 4, None))
 DEFAULT_FOLDS = 5
 GROUP_BY = ("source", "ecosystem")
 UNLABELLED = "unlabelled"
+# ecosystems with fewer logs than this are left out together as ``OTHER`` (one fold, one row of figures): a
+# one-log ecosystem says little alone, and ~100 single-log folds would each retrain the model
+MIN_ECOSYSTEM_LOGS = 5
+OTHER = "other"
 
 
 def ecosystem_of(sample: Sample) -> str:
     """The manifest ``ecosystem`` of a corpus sample (``unlabelled`` when the row has none)."""
     return sample.row.ecosystem or UNLABELLED
+
+
+def ecosystem_groups(samples: Sequence[Sample], min_logs: int = MIN_ECOSYSTEM_LOGS) -> list[str]:
+    """Each sample's evaluation ecosystem: its own when it has at least ``min_logs`` logs, else ``OTHER``."""
+    from collections import Counter
+
+    n = Counter(ecosystem_of(s) for s in samples)
+    return [ecosystem_of(s) if n[ecosystem_of(s)] >= min_logs else OTHER for s in samples]
 ABSTAIN = "unknown"
 
 
@@ -157,7 +169,8 @@ def evaluate(
         samples: already analysed corpus samples (skips re-reading ``corpus``).
         group_by: ``source`` (K grouped folds; group = the directory under ``logs/``) or ``ecosystem`` (leave one
             ecosystem out: each ecosystem's logs are scored by a model trained on the other ecosystems only; needs
-            the manifest's ``ecosystem`` column, rows without one form the ``unlabelled`` ecosystem).
+            the manifest's ``ecosystem`` column, rows without one form the ``unlabelled`` ecosystem; ecosystems
+            with fewer than ``MIN_ECOSYSTEM_LOGS`` logs are left out together as ``other``).
 
     Returns:
         An ``EvalResult``.
@@ -180,7 +193,8 @@ def evaluate(
     if group_by not in GROUP_BY:
         raise InputError(f"--group-by must be one of {', '.join(GROUP_BY)} (got {group_by!r})")
     by_eco = group_by == "ecosystem"
-    groups = [ecosystem_of(s) for s in samples] if by_eco else [s.row.group for s in samples]
+    groups = ecosystem_groups(samples) if by_eco else [s.row.group for s in samples]
+    eco_of = dict(zip((id(s) for s in samples), ecosystem_groups(samples)))
     n_groups = len(set(groups))
     if n_groups < 2:
         raise InputError(f"cross-validation needs logs from at least two {'ecosystems' if by_eco else 'groups'}")
@@ -214,7 +228,7 @@ def evaluate(
                 if ab.diagnosis is None:  # emptied
                     outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, ABSTAIN, ABSTAIN, ABSTAIN,
                                             "none", fold, emptied=True, split=s.row.split, events_left=0,
-                                            ecosystem=ecosystem_of(s)))
+                                            ecosystem=eco_of[id(s)]))
                     continue
                 diag, lines = ab.diagnosis, ab.lines
             else:
@@ -223,7 +237,7 @@ def evaluate(
             comb = combine(diag, lambda v=vote: v, rules)
             outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, diag.root_cause, _model_answer(vote),
                                     comb.root_cause, comb.method, fold, split=s.row.split,
-                                    events_left=len(lines) if drop_rule_lines else None, ecosystem=ecosystem_of(s)))
+                                    events_left=len(lines) if drop_rule_lines else None, ecosystem=eco_of[id(s)]))
         if progress is not None:
             progress(fold + 1, k)
     y = [o.label for o in outcomes]

@@ -19,7 +19,8 @@ GATE: tuple[str, ...] = (
     r"SIG[A-Z]+", r"(?i:exit ?code)", r"NVRM", r"fallen off", r"ECC", r"AER:", r"Unknown Error", r"NVIDIA-SMI",
     r"CANCELLED", r"(?i:oom[-_]kill)", r"NODE_FAIL", r"Node failure", r"OOMKilled", r"Evicted", r"low on resource",
     r"(?i:\bnan\b)", r"(?i:\binf\b)", r"(?i:overflow)", r"(?i:loss scale)", r"Killing subprocess", r"death signal",
-    r"closing signal", r"No space left", r"Disk quota", r"cudaError", r"(?i:cuda error)", r"Cuda failure",
+    r"closing signal", r"No space left", r"Disk quota", r"cudaError", r"(?i:cuda error)", r"Cuda failure", r"Caught signal", r"\?\?\?:\d", r"(?i:fell below)", r"(?i:underflow)",
+    r"PytorchStreamWriter", r"unexpected pos ",
     r"frame #\d+: ", r"#\d+ +0x[0-9a-f]+ in ", r"\.so[\w.]*\([^)]*\+0x[0-9a-f]+\)", r"@\s+0x[0-9a-f]+",
 )
 

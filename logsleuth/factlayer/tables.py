@@ -58,6 +58,10 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     ("Disk quota exceeded", "disk_full"),
     ("Cannot allocate memory", "host_memory"),
     ("undefined symbol", "environment"),
+    # PyTorch's checkpoint zip writer (caffe2/serialize/inline_container.cc) when the disk fills mid-save:
+    # pytorch/pytorch#156955 (/tmp full: "unexpected pos 64 vs 0"), verl-project/verl#3346, h2oai/h2o-llmstudio#214
+    ("PytorchStreamWriter failed writing file", "disk_full"),
+    ("unexpected pos ", "disk_full"),
 )
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's

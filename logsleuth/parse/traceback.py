@@ -15,7 +15,7 @@ import regex
 HEADER = "Traceback (most recent call last):"
 FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 _EXC = regex.compile(
-    r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
     r"(?:\((?P<inner>[\w.]+)\))?)(?::\s?(?P<msg>.*))?$"
 )
 # frames in these places are library code; the last frame outside them is the user's
