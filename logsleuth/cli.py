@@ -197,14 +197,10 @@ def report(
 
     Example: logsleuth analyze job.log -f json -o d.json && logsleuth report d.json -f html -o d.html
     """
-    from .report import SCHEMA_VERSION, render
+    from .report import render
+    from .schemas import read_json
 
-    try:
-        data = json.loads(diagnosis.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LogsleuthError(f"cannot read a JSON diagnosis ({exc})", str(diagnosis)) from exc
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        raise LogsleuthError(f"not a logsleuth JSON diagnosis (schema_version {SCHEMA_VERSION} expected)", str(diagnosis))
+    data = read_json(diagnosis, "diagnosis")  # validated against the committed schema
     _write(render(data, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
 
 
@@ -251,8 +247,12 @@ def scan(
     from .scan import scan as run_scan
     from .scan_progress import ScanProgressBar, progress_wanted
 
-    if output is not None and output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
-        raise _fail(f"--output must end in .parquet, .csv or .jsonl: {output}")
+    if output is not None:
+        from .outfile import check_output
+
+        if output.suffix.lower() not in (".parquet", ".csv", ".jsonl"):
+            raise _fail(f"--output must end in .parquet, .csv or .jsonl: {output}")
+        check_output(output)  # a directory or a missing parent fails now, not after the scan
     ruleset = load_rules(rules or [])
     bar = ScanProgressBar() if not no_progress and _state["verbosity"] >= 0 and progress_wanted() else None
     with bar if bar is not None else contextlib.nullcontext():
@@ -265,6 +265,32 @@ def scan(
         write_table(df, output)
         _info(f"wrote {len(df)} rows to {output}")
     sys.stdout.write(render_summary(summarize(df), fmt.value))
+    if len(df) and df["verdict"].isna().all():
+        first = df["error"].dropna().iloc[0] if df["error"].notna().any() else "unknown error"
+        raise _fail(f"no job could be read ({len(df)} job(s), every row has an error; first: {first})")
+
+
+class SchemaName(str, Enum):
+    diagnosis = "diagnosis"
+    scan_row = "scan-row"
+    verify = "verify"
+
+
+@app.command()
+@handles_errors
+def schema(
+    name: Annotated[SchemaName, typer.Argument(help="diagnosis (analyze -f json), scan-row (one scan row), verify (verify -f json).")],
+    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="Only json (the schema is JSON).")] = OutFormat.json,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a logsleuth JSON output.
+
+    Example: logsleuth schema diagnosis > diagnosis.schema.json
+    """
+    from .schemas import dumps, load
+
+    if fmt != OutFormat.json:
+        raise _fail("a schema is JSON: use -f json")
+    sys.stdout.write(dumps(load(name.value)))
 
 
 @rules_app.command("validate")
@@ -475,7 +501,7 @@ def train(
         typer.echo(f"left to the rules (one log only): {', '.join(res.meta['labels_skipped'])}")
 
 
-def _status(message: str):  # noqa: ANN202 - rich is imported lazily
+def _status(message: str):  # rich is imported lazily
     """A spinner on stderr (none with ``-q``); ``.update(text)`` changes its text."""
     import contextlib
 

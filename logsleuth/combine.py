@@ -156,7 +156,11 @@ def _model_decides(d: Diagnosis, vote: Vote, stats: dict[str, Any], rules: RuleS
     first = vote.top_event() or d.first_failure
     evidence = _model_evidence(vote)
     was_symptom = bool(d.evidence) and d.evidence[0].role == "symptom"
-    symptoms = (*d.evidence, *d.symptoms) if was_symptom else d.symptoms
+    listed = (*d.evidence, *d.symptoms) if was_symptom else d.symptoms
+    # symptom rules naming the model's cause (the launcher's SIGTERM to siblings) corroborate it: evidence, not
+    # symptoms of itself (the same policy as diagnose)
+    symptoms = tuple(m for m in listed if m.root_cause != vote.label)
+    evidence = (*evidence, *(m for m in listed if m.root_cause == vote.label))
     return dataclasses.replace(
         d, verdict="failure", root_cause=vote.label, title=taxonomy_title(vote.label),
         message=f"{why} the classifier names {vote.label} with probability "

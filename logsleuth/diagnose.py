@@ -147,9 +147,11 @@ def diagnose(
 
     if winner is None:
         verdict = "unknown" if unexplained else "no_failure"
+        # unknown: nothing decided (method "none"), but the first error line is still where it first went wrong
         return Diagnosis(
             verdict=verdict, root_cause=verdict, title=taxonomy_title(verdict), confidence=0.0 if unexplained else 0.9,
-            method="rule", unexplained=tuple(unexplained[:MAX_LISTED]), stats=stats, versions=versions,
+            method="none" if unexplained else "rule", unexplained=tuple(unexplained[:MAX_LISTED]), stats=stats,
+            versions=versions, first_failure=min(unexplained, key=order) if unexplained else None,
         )
 
     # evidence for the winning cause, collateral symptoms, and rival hypotheses
@@ -177,6 +179,18 @@ def diagnose(
         conf = best.confidence * (SYMPTOM_ONLY_FACTOR if best.role == "symptom" else 0.8)
         hypotheses.append(Hypothesis(rc, round(conf, 3), "rule", tuple(ms[:MAX_LISTED]), best.rule_id))
 
+    # the launcher's own clean-up (SIGTERM to siblings) is a symptom rule naming the winner's cause: it corroborates
+    # the winner, so it is listed as evidence, never as a symptom of itself
+    evidence += [m for m in symptoms if m.root_cause == winner.root_cause]
+    symptoms = [m for m in symptoms if m.root_cause != winner.root_cause]
+    # the first failure's rank/host, filled from the elastic summary, is the same line wherever the line is listed
+    # (the elastic "Root Cause" names the first process to EXIT: the failing one for a crash, but for a hang or
+    # desync it is a rank that timed out waiting, not the culprit, as seen in gloo stalled-rank runs)
+    first = _enrich_first_failure(winner.event, None if winner.root_cause in _WAITERS else elastic_root)
+    if first is not winner.event:
+        evidence = [dataclasses.replace(m, event=first) if m.event is winner.event else m for m in evidence]
+        hypotheses[0] = dataclasses.replace(hypotheses[0], evidence=tuple(evidence[:MAX_LISTED]))
+
     spec = rules.by_id[winner.rule_id].spec
     verdict = "failure" if confidence >= ABSTAIN_BELOW else "unknown"
     fix = render_fix(spec.fix, winner.groups, tuple(spec.references)) if verdict == "failure" else Fix()
@@ -190,9 +204,7 @@ def diagnose(
         rule_id=winner.rule_id,
         severity=spec.severity,
         hypotheses=tuple(hypotheses),
-        # the elastic "Root Cause" names the first process to EXIT: the failing one for a crash, but for a hang or
-        # desync it is a rank that timed out waiting, not the culprit (seen in gloo stalled-rank runs)
-        first_failure=_enrich_first_failure(winner.event, None if winner.root_cause in _WAITERS else elastic_root),
+        first_failure=first,
         symptoms=tuple(symptoms[:MAX_LISTED]),
         evidence=tuple(evidence[:MAX_LISTED]),
         unexplained=tuple(unexplained[:MAX_LISTED]),

@@ -57,6 +57,8 @@ class JobEvidence:
         progress: global rank -> ``progress.RankProgress`` (last step printed, when), year-normalised.
         end_time: the job's latest timed line, year-normalised (how long progress had stopped before the log ends).
         flight: the analysis of the job's Flight Recorder dumps (``flight.FlightAnalysis``), None without dumps.
+        year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
+            file's mtime year; None (stdin with year-less clocks only) when neither is known.
     """
 
     matches: tuple[Match, ...] = ()
@@ -77,6 +79,7 @@ class JobEvidence:
     progress: Mapping[int, Any] = field(default_factory=lambda: MappingProxyType({}))
     end_time: datetime | None = None
     flight: Any = None
+    year: int | None = None
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

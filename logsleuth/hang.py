@@ -81,7 +81,8 @@ def culprit_fields(fa: FlightAnalysis | None, sf: SilentFirst | None) -> dict[st
         return {"ranks": list(fa.culprits), "source": "flight_recorder", "verdict": fa.verdict,
                 "process_group": fa.pg, "process_group_desc": fa.pg_desc, "collective": _collective(fa),
                 "waiters": list(fa.waiters), "partial": fa.partial, "no_dump": list(fa.no_dump),
-                "confidence": FLIGHT_PARTIAL_CONFIDENCE if fa.partial else FLIGHT_CONFIDENCE, "detail": fa.detail}
+                "confidence": FLIGHT_PARTIAL_CONFIDENCE if fa.partial else FLIGHT_CONFIDENCE, "detail": fa.detail,
+                "last_progress": []}  # one shape whatever the source (the JSON contract)
     if sf is not None:
         return {"ranks": list(sf.ranks), "source": "progress", "verdict": "silent_first", "process_group": None,
                 "process_group_desc": "", "collective": None, "waiters": [], "partial": True, "no_dump": [],

@@ -24,7 +24,7 @@ from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
 from .parse import parse
-from .parse.timestamps import YEARLESS, iso
+from .parse.timestamps import YEARLESS, iso_dated
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
@@ -168,8 +168,41 @@ def _later(a: datetime, b: datetime) -> bool:
     return a > b
 
 
-def _job_year(state: JobState) -> int | None:
-    return max(state.years, key=lambda y: state.years[y]) if state.years else None
+def _job_year(state: JobState, files: Sequence[str] = ()) -> int | None:
+    """The year most full timestamps print; else the newest file's mtime year (a log is written in its year)."""
+    if state.years:
+        return max(state.years, key=lambda y: state.years[y])
+    mtimes = []
+    for f in files:
+        if f != "-":
+            try:
+                mtimes.append(os.stat(f).st_mtime)
+            except OSError:
+                continue
+    return datetime.fromtimestamp(max(mtimes)).year if mtimes else None
+
+
+def _dated_event(e: Event | None, year: int | None) -> Event | None:
+    if e is None or e.time is None or e.time.year != YEARLESS or year is None:
+        return e
+    return dataclasses.replace(e, time=_normalise(e.time, year))
+
+
+def _dated_matches(ms: Sequence[Match], year: int | None) -> tuple[Match, ...]:
+    return tuple(dataclasses.replace(m, event=_dated_event(m.event, year))
+                 if m.event.time is not None and m.event.time.year == YEARLESS else m for m in ms)
+
+
+def dated(diag: Diagnosis, year: int | None) -> Diagnosis:
+    """``diag`` with every year-less event time set to ``year`` (the JSON contract prints times with a year)."""
+    if year is None:
+        return diag
+    return dataclasses.replace(
+        diag, first_failure=_dated_event(diag.first_failure, year),
+        symptoms=_dated_matches(diag.symptoms, year), evidence=_dated_matches(diag.evidence, year),
+        unexplained=tuple(_dated_event(e, year) for e in diag.unexplained),  # type: ignore[misc]
+        hypotheses=tuple(dataclasses.replace(h, evidence=_dated_matches(h.evidence, year)) for h in diag.hypotheses),
+    )
 
 
 def _normalise(t: datetime | None, year: int | None) -> datetime | None:
@@ -193,8 +226,6 @@ def _order(ev: JobEvidence, kept: Sequence[Event]) -> Callable[[Event], Any]:
 
 def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     """Which ranks/hosts reported, which never appeared, which fell silent before the first failure."""
-    if not ev.ranks and not ev.hosts:
-        return {}
     ranks = ev.ranks
     seen = sorted(ranks)
     out: dict[str, Any] = {"world_size": ev.world_size, "seen": seen, "hosts": sorted(ev.hosts),
@@ -206,7 +237,8 @@ def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     ff_time = ev.time_of(ff) if ff is not None else None
     if ff_time is not None:
         out["silent_before_failure"] = [r for r in seen if ranks[r].last is not None and (ranks[r].last or ff_time) < ff_time]
-    out["last_seen"] = {str(r): iso(ranks[r].last) for r in seen if ranks[r].last}
+    # a clock with no known year has no ISO form: null (the contract's times always carry a year)
+    out["last_seen"] = {str(r): iso_dated(t) for r in seen if (t := ranks[r].last)}
     prog = ev.progress
     out["progress"] = {str(r): prog[r].to_dict() for r in sorted(prog) if prog[r].lines}
     sf = silent_first(dict(prog))
@@ -277,7 +309,7 @@ def collect(
         if skipped:
             raise InputError(f"no readable log lines; {len(skipped)} file(s) failed, first: {skipped[0]['error']}", where)
         raise InputError("empty input: no log lines to analyse", where)
-    year = _job_year(state)
+    year = _job_year(state, files)
     stats = {
         "bytes": read_stats.bytes,
         "lines": read_stats.lines,
@@ -302,7 +334,7 @@ def collect(
         elastic_root=state.elastic_root, world_size=state.world_size, ranks=MappingProxyType(ranks),
         hosts=frozenset(state.hosts), clock=MappingProxyType({k: _normalise(t, year) for k, t in state.clock.items()}),
         file_index=MappingProxyType(file_index), stats=MappingProxyType(stats),
-        progress=MappingProxyType(progress), end_time=_normalise(state.last_time, year), flight=flight,
+        progress=MappingProxyType(progress), end_time=_normalise(state.last_time, year), flight=flight, year=year,
     )
 
 
@@ -337,7 +369,8 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
             diag = combine(first, lambda: clf.vote(notable, tail, first, explain=explain), rules, explain=explain)
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
-    return decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
+    diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
+    return dated(diag, evidence.year)  # the contract prints times with the job's year
 
 
 def _name_crash_library(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

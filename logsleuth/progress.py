@@ -58,10 +58,10 @@ class RankProgress:
     intervals: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
-        from .parse.timestamps import iso
+        from .parse.timestamps import iso_dated
 
         return {"rank": self.rank, "step": self.counter[1], "epoch": self.counter[0], "micro": self.counter[2],
-                "path": self.path, "line": self.line, "time": iso(self.time), "last_time": iso(self.last_time),
+                "path": self.path, "line": self.line, "time": iso_dated(self.time), "last_time": iso_dated(self.last_time),
                 "lines": self.lines, "text": self.text[:300]}
 
 

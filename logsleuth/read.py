@@ -78,11 +78,23 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     """Turn user-given paths into the list of files to read.
 
     Directories are walked recursively for ``*.log``, ``*.out``, ``*.err``, ``*.txt`` (optionally ``.gz``/``.zst``),
-    in sorted order. ``"-"`` stands for stdin and is kept as is.
+    in sorted order. ``"-"`` stands for stdin and is kept as is. A file reached twice (given twice, inside a given
+    directory too, or through a symlink) is kept once, at its first place.
 
     Raises:
         InputError: a path does not exist, or a directory holds no log files.
     """
+    out: list[str] = []
+    seen: set[str] = set()  # real paths: the same file given twice (or through a symlink) is read once
+    for s in _expand(paths):
+        key = s if s == "-" else os.path.realpath(s)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     out: list[str] = []
     for p in paths:
         s = os.fspath(p)
@@ -91,7 +103,7 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
             continue
         path = Path(s)
         if path.is_dir():
-            found = sorted(str(f) for f in path.rglob("*") if f.is_file() and is_log_name(f.name))
+            found = sorted(walk_logs(s))
             if not found:
                 raise InputError("directory holds no log files (*.log, *.out, *.err, *.txt, optionally .gz/.zst)", s)
             out.extend(found)
@@ -102,23 +114,61 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     return out
 
 
+# rank0.log, worker-1.err.gz, and rotated logs (logrotate/RotatingFileHandler): train.log.1, stdout.log.2.gz
+_LOG_NAME = regex.compile(r"\.(?:log|out|err|txt)(?:\.\d{1,4})?(?:\.(?:gz|zst))?$", flags=regex.I)
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
 def is_log_name(name: str) -> bool:
-    """True for the file names a directory walk picks up (``rank0.log``, ``worker-1.err.gz``...)."""
-    lower = name.lower()
-    for comp in COMPRESSED_SUFFIXES:
-        if lower.endswith(comp):
-            lower = lower[: -len(comp)]
-            break
-    return lower.endswith(LOG_SUFFIXES)
+    """True for the file names a directory walk picks up (``rank0.log``, ``worker-1.err.gz``, rotated
+    ``train.log.1`` and ``stdout.log.2.gz``)."""
+    return _LOG_NAME.search(name) is not None
+
+
+def walk_logs(root: str) -> Iterator[str]:
+    """Regular files with log names under ``root``, sorted per directory; symlinked directories are followed, each
+    real directory once (a link back up the tree is no loop). FIFOs, sockets and devices are never returned."""
+    seen: set[tuple[int, int]] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        try:
+            st = os.stat(dirpath)
+        except OSError:
+            dirnames[:] = []
+            continue
+        if (st.st_dev, st.st_ino) in seen:
+            dirnames[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            if is_log_name(name) and os.path.isfile(path):
+                yield path
+
+
+def _compression(path: str) -> str | None:
+    """``gz``/``zst`` from the file's magic bytes (a compressed log may lack the suffix), else None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return None
+    if head.startswith(GZIP_MAGIC):
+        return "gz"
+    if head.startswith(ZSTD_MAGIC):
+        return "zst"
+    return None
 
 
 def _open(path: str) -> BinaryIO:
     if path == "-":
         return sys.stdin.buffer
     try:
-        if path.endswith(".gz"):
+        kind = _compression(path)  # by magic bytes, not by suffix
+        if kind == "gz":
             return io.BufferedReader(gzip.GzipFile(path, "rb"), BUFFER_BYTES)  # type: ignore[arg-type]
-        if path.endswith(".zst"):
+        if kind == "zst":
             try:
                 import zstandard
             except ImportError as exc:

@@ -5,6 +5,7 @@ Every format renders from the same redacted dict, so a secret redacted for one i
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -13,12 +14,12 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .errors import LogsleuthError
-from .parse.timestamps import iso
+from .models import SCHEMA_VERSION  # re-exported: report.SCHEMA_VERSION is public
+from .parse.timestamps import YEARLESS, iso
 from .redact import HostMap, redact
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 
-SCHEMA_VERSION = 1
 FORMATS = ("text", "markdown", "html", "json")
 MAX_TEXT = 2000  # characters of one evidence text kept in reports (tracebacks are longer: their tail is kept)
 
@@ -39,7 +40,9 @@ def _clip(text: str) -> str:
 
 
 def _event(e: Event) -> dict[str, Any]:
-    return {"path": e.path, "line": e.line, "end_line": e.end_line, "time": iso(e.time), "host": e.host,
+    dated = e.time is not None and e.time.year != YEARLESS
+    return {"path": e.path, "line": e.line, "end_line": e.end_line, "time": iso(e.time) if dated else None,
+            "time_raw": None if dated or e.time is None else iso(e.time), "host": e.host,
             "rank": e.rank, "local_rank": e.local_rank, "pid": e.pid, "source": e.source, "level": e.level,
             "text": _clip(e.text)}
 
@@ -50,11 +53,19 @@ def _match(m: Match) -> dict[str, Any]:
     return d
 
 
+def _unexplained_item(e: Event) -> dict[str, Any]:
+    """An error no rule explains, in the evidence list's shape (rule fields null)."""
+    return dict(_event(e), id=None, rule_id=None, role=None, confidence=None)
+
+
+RANK_KEYS = {"world_size": None, "seen": [], "hosts": [], "with_errors": [], "missing": [],
+             "silent_before_failure": [], "last_seen": {}, "progress": {}, "silent_first": None}
+
+
 def to_dict(d: Diagnosis) -> dict[str, Any]:
     """The public JSON shape (design.md "Public contract"), unredacted."""
     ff = d.first_failure
-    evidence = [_match(m) for m in d.evidence] or [
-        dict(_event(e), rule_id=None) for e in d.unexplained[:10]]
+    evidence = [_match(m) for m in d.evidence] or [_unexplained_item(e) for e in d.unexplained[:10]]
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": d.verdict,
@@ -63,7 +74,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
             "title": d.title or taxonomy_title(d.root_cause),
             "message": d.message,
             "confidence": d.confidence,
-            "method": d.method,
+            "method": d.method if d.rule_id or d.method != "rule" or d.verdict == "no_failure" else "none",
             "rule_id": d.rule_id,
             "severity": d.severity,
         },
@@ -76,7 +87,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "unexplained": [_event(e) for e in d.unexplained],
         "fix": {"summary": d.fix.summary, "steps": list(d.fix.steps), "references": list(d.fix.references)},
         "versions": dict(d.versions),
-        "ranks": dict(d.ranks),
+        "ranks": {k: d.ranks.get(k, v) for k, v in RANK_KEYS.items()},
         "culprit": dict(d.culprit) or None,
         "stats": dict(d.stats),
     }
@@ -92,6 +103,21 @@ def prepare(d: Diagnosis | dict[str, Any], *, redact_secrets: bool = True, redac
         for e in [data.get("first_failure") or {}, *data.get("evidence", []), *data.get("symptoms", [])]:
             hosts.add(e.get("host"))
     return redact(data, hosts, secrets=redact_secrets)
+
+
+@functools.lru_cache(maxsize=8)
+def _environment(template_dir: str | None) -> Environment:
+    """One jinja2 environment per template directory: templates compile once per process, not once per render
+    (jinja2 caches compiled templates per environment and reloads a file only when its mtime changes)."""
+    dirs = [template_dir] if template_dir else []
+    dirs.append(str(builtin_reports_dir()))
+    return Environment(
+        loader=FileSystemLoader(dirs),
+        autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+    )
 
 
 def render(
@@ -119,15 +145,7 @@ def render(
     data = prepare(d, redact_secrets=redact_secrets, redact_hosts=redact_hosts)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
-    dirs = [str(template_dir)] if template_dir else []
-    dirs.append(str(builtin_reports_dir()))
-    env = Environment(
-        loader=FileSystemLoader(dirs),
-        autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=StrictUndefined,
-    )
+    env = _environment(str(template_dir) if template_dir else None)
     name = "html.html.j2" if fmt == "html" else f"{fmt}.j2"
     try:
         from .timeline import build

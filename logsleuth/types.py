@@ -103,7 +103,7 @@ class Hypothesis:
 
     root_cause: str
     confidence: float
-    method: str  # rule | model | rule+model
+    method: str  # rule | model | rule+model (| none on a Diagnosis nothing decided)
     evidence: tuple[Match, ...] = ()
     rule_id: str | None = None
 
@@ -125,9 +125,11 @@ class Diagnosis:
         verdict: ``failure`` | ``no_failure`` | ``unknown``.
         root_cause: the winning taxonomy id (``no_failure``/``unknown`` for those verdicts).
         title: the winning rule's title, or a sentence for the verdicts that are not a cause.
+        method: ``rule``, ``model``, ``rule+model``; ``none`` for an ``unknown`` no rule or model reached.
         message: the winning rule's message with its named groups filled in.
         hypotheses: ranked candidates, best first.
-        first_failure: the event where the root cause first shows, or None.
+        first_failure: the event where the root cause first shows (for ``unknown``: the first unexplained error),
+            or None; times carry the job's year (``pipeline.decide``).
         symptoms: matches explained as collateral of the root cause.
         unexplained: error events no rule explains (listed for ``unknown``).
         fix: what to do.

@@ -173,7 +173,7 @@ def test_policy_symptom_only_answer_yields_to_a_sure_model(rules) -> None:
     d = analyze([str(log)], rules=rules, model=False)
     assert d.root_cause == "worker_exception"
     # the same job seen only through a peer's symptom: drop every cause match
-    sym = [m for m in (*d.evidence, *d.symptoms) if m.role == "symptom"]
+    sym = [m for m in d.symptoms if m.role == "symptom" and m.root_cause != d.root_cause]
     assert sym
     only = dataclasses.replace(d, evidence=tuple(sym), symptoms=(), root_cause=sym[0].root_cause,
                                rule_id=sym[0].rule_id, confidence=0.56)
@@ -213,7 +213,7 @@ def test_no_model_flag_never_loads_a_model(small, rules, monkeypatch: pytest.Mon
     monkeypatch.setattr(model, "default", boom)
     res = runner.invoke(app, ["analyze", str(log), "--no-model", "-f", "json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["root_cause"]["method"] == "rule"
+    assert json.loads(res.output)["root_cause"]["method"] == "none"  # unknown: nothing decided
 
 
 def test_analyze_explain_shows_lines_and_features(clf, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -234,6 +234,7 @@ def test_analyze_explain_shows_lines_and_features(clf, monkeypatch: pytest.Monke
     assert "Classifier vote" not in plain.output
 
 
+@pytest.mark.slow  # grouped cross-validation: CI runs it (suite < 10 min); -m 'not slow' skips it locally
 def test_eval_json_has_the_contract_keys(small) -> None:
     corpus = small[0]
     res = runner.invoke(app, ["eval", str(corpus), "--json", "--folds", "3"])
@@ -250,6 +251,7 @@ def test_eval_json_has_the_contract_keys(small) -> None:
     assert data["combined"]["accuracy"] >= data["rules"]["accuracy"]
 
 
+@pytest.mark.slow  # grouped cross-validation: CI runs it (suite < 10 min); -m 'not slow' skips it locally
 def test_eval_drop_rule_lines_text_report(small, rules) -> None:
     res = evaluate(small[0], folds=3, drop_rule_lines=True, rules=rules)
     assert res.drop_rule_lines and res.ablated_of > 0
@@ -351,6 +353,7 @@ def test_analyze_with_the_model_imports_neither_sklearn_nor_skops() -> None:
     assert out.stdout.strip() == "[]", out.stdout
 
 
+@pytest.mark.slow  # grouped cross-validation: CI runs it (suite < 10 min); -m 'not slow' skips it locally
 def test_eval_on_the_whole_corpus_holds_the_issue_bars(rules) -> None:
     """Grouped CV on the real corpus: combined is at least as good as rules alone overall and for every class's
     recall, never calls a healthy log failed, and in the ablation names more causes than the rules do."""

@@ -18,7 +18,7 @@ LOG = str(CORPUS / "logs/gen-torchrun-rank-raises/ws4_rank2_indexerror_tee/job.l
 
 
 def _run(*args: str, **kw) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "logsleuth", *args], capture_output=True, text=True, timeout=120, **kw)
+    return subprocess.run([sys.executable, "-m", "logsleuth", *args], capture_output=True, text=True, timeout=120, check=False, **kw)
 
 
 def test_version_flag() -> None:
@@ -67,13 +67,13 @@ def test_eval_keeps_json_alias_and_accepts_format() -> None:
 
 def test_closed_pipe_is_quiet() -> None:
     proc = subprocess.run(f"{sys.executable} -m logsleuth rules list | head -1", shell=True, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
     assert proc.stdout.count("\n") == 1 and proc.stderr == ""
 
 
 def test_closed_stdin_is_one_line() -> None:
-    closed = subprocess.run([sys.executable, "-c", "import os,sys; os.close(0); from logsleuth.cli import main; "
-                             "main(['analyze'])"], capture_output=True, text=True, timeout=120)
+    code = "import os; os.close(0); from logsleuth.cli import main; main(['analyze'])"
+    closed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert closed.returncode == 2 and closed.stderr.count("\n") == 1 and "stdin is closed" in closed.stderr
 
 
@@ -106,3 +106,15 @@ def test_fail_on_unknown_levels() -> None:
     assert _fails("unknown", None, "unknown") and not _fails("unknown", None, "info")
     assert _fails("failure", "low", "unknown") and not _fails("failure", "low", "high")
     assert not _fails("no_failure", None, "unknown")
+
+
+def test_scan_exits_2_when_no_job_could_be_read(tmp_path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "job.log").write_bytes(b"\x00\x01\x02binary" * 100)
+    res = runner.invoke(app, ["scan", str(tmp_path), "--no-progress", "-j", "1"])
+    assert res.exit_code == 2 and "no job could be read" in res.output
+
+
+def test_scan_checks_output_before_scanning(tmp_path) -> None:
+    res = runner.invoke(app, ["scan", LOG, "-o", str(tmp_path / "missing" / "x.parquet")])
+    assert res.exit_code == 2 and "parent directory does not exist" in res.output

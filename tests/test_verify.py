@@ -268,7 +268,7 @@ def test_hypotheses_from_a_real_saved_diagnosis(tmp_path) -> None:
     assert hints.master_port is not None
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    with pytest.raises(LogsleuthError, match="schema_version"):
+    with pytest.raises(LogsleuthError, match="not a valid logsleuth diagnosis document"):
         hypotheses_from_json(bad)
 
 

@@ -44,3 +44,8 @@ def iso(time: datetime | None) -> str | None:
     if time.year == YEARLESS:
         return "--" + time.isoformat()[5:]
     return time.isoformat()
+
+
+def iso_dated(time: datetime | None) -> str | None:
+    """ISO 8601 text of a time that has its year; None for None and for a year-less clock (the JSON contract)."""
+    return None if time is None or time.year == YEARLESS else time.isoformat()

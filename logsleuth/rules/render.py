@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from jinja2.sandbox import SandboxedEnvironment
@@ -34,13 +35,30 @@ ENV = SandboxedEnvironment(autoescape=False, trim_blocks=True, lstrip_blocks=Tru
 ENV.filters["multiples_near"] = multiples_near
 
 
+OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)  # [[ clause ]]: dropped when a placeholder in it has no value
+
+
 def render_message(template: str, values: dict[str, Any]) -> str:
-    """``str.format_map`` over ``values``; ``""`` when a placeholder has no value (the pattern that fired did not
-    capture it), so reports fall back to the rule's title instead of printing holes."""
+    """``str.format_map`` over ``values``. A ``[[ ... ]]`` clause is kept only when every placeholder in it has a
+    value (one ``match.any`` alternative captures what another does not); ``""`` when a placeholder outside such a
+    clause has none, so reports fall back to the rule's title (``rules validate`` rejects such a message)."""
+    given = {k: v for k, v in values.items() if v not in (None, "")}
+
+    def clause(m: re.Match[str]) -> str:
+        try:
+            return m.group(1).format_map(given)
+        except (ValueError, IndexError, KeyError, AttributeError):
+            return ""
+
     try:
-        return template.format_map({k: v for k, v in values.items() if v not in (None, "")})
+        return OPTIONAL.sub(clause, template).format_map(given) if "[[" in template else template.format_map(given)
     except (ValueError, IndexError, KeyError, AttributeError):
         return ""
+
+
+def required_text(template: str) -> str:
+    """The message without its optional ``[[ ... ]]`` clauses: the placeholders every alternative must give."""
+    return OPTIONAL.sub("", template)
 
 
 def render_fix(template: str, values: dict[str, Any], references: tuple[str, ...] = ()) -> Fix:

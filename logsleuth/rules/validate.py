@@ -13,7 +13,7 @@ from jinja2 import TemplateSyntaxError
 
 from ..taxonomy import ROOT_CAUSES
 from .loader import RuleFile
-from .render import ENV, PARAM_NAMES
+from .render import ENV, PARAM_NAMES, required_text
 
 Problem = tuple[str, str]
 
@@ -30,6 +30,10 @@ def _patterns(rf: RuleFile) -> Iterable[tuple[str, str]]:
 def group_names(rf: RuleFile) -> set[str]:
     """Named groups of the rule's ``match.any``/``match.all`` patterns (those that compile), plus the fields of the
     fact kinds its ``match.facts`` conditions name."""
+    return _fact_fields(rf) | _groups([*rf.spec.match.any, *rf.spec.match.all])
+
+
+def _fact_fields(rf: RuleFile) -> set[str]:
     from ..factlayer.conditions import fields_of_kind
     from ..factlayer.kinds import KINDS
 
@@ -37,7 +41,12 @@ def group_names(rf: RuleFile) -> set[str]:
     for cond in rf.spec.match.facts:
         if isinstance(cond, dict) and cond.get("kind") in KINDS:
             names.update(fields_of_kind(cond["kind"]))
-    for p in (*rf.spec.match.any, *rf.spec.match.all):
+    return names
+
+
+def _groups(patterns: Iterable[str]) -> set[str]:
+    names: set[str] = set()
+    for p in patterns:
         try:
             names.update(regex.compile(p).groupindex)
         except regex.error:
@@ -119,10 +128,20 @@ class MessagePlaceholdersAreGroups(Validator):
             fields = [f for _, f, _, _ in string.Formatter().parse(rf.spec.message) if f]
         except ValueError as exc:
             return [(rf.where("message"), f"message is not a valid format string: {exc}")]
-        for f in fields:
-            name = regex.split(r"[.\[!:]", f, maxsplit=1)[0]
-            if name not in known:
-                out.append((rf.where("message"), f"message placeholder {{{name}}} is not a named group of the rule"))
+        names = {regex.split(r"[.\[!:]", f, maxsplit=1)[0] for f in fields}
+        required = {regex.split(r"[.\[!:]", f, maxsplit=1)[0]
+                    for _, f, _, _ in string.Formatter().parse(required_text(rf.spec.message)) if f}
+        for name in sorted(names - known):
+            out.append((rf.where("message"), f"message placeholder {{{name}}} is not a named group of the rule"))
+        # each ``any`` alternative fires alone: it (with ``all`` and the event params) must give every placeholder,
+        # or the message renders with a hole when that alternative is the one that matched
+        shared = _groups(rf.spec.match.all) | _fact_fields(rf) | PARAM_NAMES
+        for i, p in enumerate(rf.spec.match.any):
+            lacking = sorted((required & known) - shared - _groups([p]))
+            if lacking:
+                why = (f"this alternative has no group {', '.join(lacking)} that the message needs "
+                       "(it would render empty; put the clause in [[ ]] to make it optional)")
+                out.append((rf.where(f"match.any.{i}"), why))
         return out
 
 

@@ -8,18 +8,13 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from ..jobfiles import is_layout_root
-from ..read import is_log_name
+from ..read import walk_logs
 from .jobs import Job
 
 
 def _walk(root: str) -> Iterator[str]:
-    """Regular files with log names under ``root``, sorted (FIFOs, sockets and devices are never opened)."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
-            if is_log_name(name) and os.path.isfile(path):
-                yield path
+    """Log files under ``root`` (``read.walk_logs``: rotated names, symlinked folders once each)."""
+    return walk_logs(root)
 
 
 def _layout_root(path: str, top: str, roots: dict[str, bool]) -> str | None:

@@ -5,6 +5,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LogsleuthError
+from ..parse.timestamps import YEARLESS
 from .jobs import Job
 from .table import COLUMNS, MAX_TEXT
 
@@ -54,7 +55,8 @@ def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
         "confidence": float(d.confidence),
         "method": d.method,
         "rule_id": d.rule_id,
-        "first_failure_time": ff.time.isoformat() if ff is not None and ff.time is not None else None,
+        # times carry the job's year (log, else file mtime); a clock with no year at all is no date: null
+        "first_failure_time": ff.time.isoformat() if ff is not None and ff.time is not None and ff.time.year != YEARLESS else None,
         "first_failure_rank": ff.rank if ff is not None else None,
         "first_failure_host": ff.host if ff is not None else None,
         "first_failure_path": ff.path if ff is not None else None,

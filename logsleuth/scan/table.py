@@ -23,9 +23,9 @@ COLUMNS: dict[str, str] = {
     "verdict": "category",          # failure | no_failure | unknown; <NA> for an unreadable job
     "root_cause": "category",       # taxonomy id (no_failure / unknown for those verdicts); categories: all ids
     "confidence": "float64",        # 0..1
-    "method": "category",           # rule | model | rule+model
+    "method": "category",           # rule | model | rule+model | none (unknown: nothing decided)
     "rule_id": "category",          # the winning rule's id
-    "first_failure_time": "datetime64[ns]",  # time printed on the first failing line (naive; year 1900 = no year)
+    "first_failure_time": "datetime64[ns]",  # time printed on the first failing line (naive, with the job's year: log, else file mtime)
     "first_failure_rank": "Int64",
     "first_failure_host": "category",
     "first_failure_path": "object",
@@ -40,7 +40,7 @@ COLUMNS: dict[str, str] = {
     "error": "object",              # why the job (or some of its files) could not be read; None when all was read
     "seconds": "float64",           # wall time of the job's analysis
 }
-_CATEGORIES = {"verdict": ["failure", "no_failure", "unknown"], "method": ["rule", "model", "rule+model"],
+_CATEGORIES = {"verdict": ["failure", "no_failure", "unknown"], "method": ["rule", "model", "rule+model", "none"],
                "culprit_source": ["flight_recorder", "progress"]}
 MAX_TEXT = 1000
 OUTPUT_SUFFIXES = (".parquet", ".csv", ".jsonl")

@@ -544,14 +544,9 @@ def hypotheses_from_json(path: str | os.PathLike[str]) -> tuple[list[str], Hints
     Raises:
         LogsleuthError: unreadable file or not a logsleuth JSON diagnosis.
     """
-    from ..report import SCHEMA_VERSION
+    from ..schemas import read_json
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LogsleuthError(f"cannot read a JSON diagnosis ({exc})", str(path)) from exc
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        raise LogsleuthError(f"not a logsleuth JSON diagnosis (schema_version {SCHEMA_VERSION} expected)", str(path))
+    data = read_json(path, "diagnosis")
     ids: list[str] = []
     rc = (data.get("root_cause") or {}).get("id")
     for h in [rc, *[x.get("id") for x in data.get("hypotheses") or [] if isinstance(x, dict)]]:
