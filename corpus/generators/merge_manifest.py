@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import re
+import sys
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent
@@ -28,6 +29,12 @@ PRODUCT_SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
 # outside its taxonomy). Rows with these labels stay in their fragments but are left out of manifest.csv until the
 # product learns the id: delete an id here in the change that adds it to the product, then rerun this script.
 PENDING_IDS: frozenset[str] = frozenset()
+
+# Sealed held-out batches: collected for the final measurement only, so no rule or model may be tuned on them (the
+# classifier trains on manifest.csv). Their rows stay in the fragments and are left out of manifest.csv unless this
+# script runs with --include-sealed (for that one measurement: merge with it, `logsleuth eval corpus/`, then rerun
+# without it or `git checkout corpus/manifest.csv`).
+SEALED_SPLITS = frozenset({"heldout4"})
 
 # GitHub owner/repo (lower case) -> family, where a family spans several repos or the repo name is not the usual name.
 _FAMILIES = {
@@ -67,9 +74,9 @@ def ecosystem_of(row: dict[str, str]) -> str:
     return "unknown"
 
 
-def merged_rows(include_pending: bool = False) -> list[dict[str, str]]:
+def merged_rows(include_pending: bool = False, include_sealed: bool = False) -> list[dict[str, str]]:
     """All fragment rows, one per file (a later fragment wins), sorted by file; rows labelled with a
-    ``PENDING_IDS`` id only when ``include_pending``."""
+    ``PENDING_IDS`` id only when ``include_pending``, rows of a ``SEALED_SPLITS`` batch only when ``include_sealed``."""
     rows: dict[str, dict[str, str]] = {}
     for frag in sorted((CORPUS / "manifest.d").glob("*.csv")):
         with open(frag, newline="", encoding="utf-8") as f:
@@ -81,17 +88,21 @@ def merged_rows(include_pending: bool = False) -> list[dict[str, str]]:
                     row["split"] = "heldout"
                 row["ecosystem"] = ecosystem_of(row)
                 rows[r["file"]] = row
-    return [rows[k] for k in sorted(rows) if include_pending or rows[k]["label"] not in PENDING_IDS]
+    return [rows[k] for k in sorted(rows) if (include_pending or rows[k]["label"] not in PENDING_IDS)
+            and (include_sealed or rows[k]["batch"] not in SEALED_SPLITS)]
 
 
 def main() -> None:
-    rows = merged_rows()
-    pending = len(merged_rows(include_pending=True)) - len(rows)
+    include_sealed = "--include-sealed" in sys.argv[1:]
+    rows = merged_rows(include_sealed=include_sealed)
+    pending = len(merged_rows(include_pending=True, include_sealed=include_sealed)) - len(rows)
+    sealed = 0 if include_sealed else len(merged_rows(include_sealed=True)) - len(rows)
     with open(CORPUS / "manifest.csv", "w", newline="", encoding="utf-8") as out:
         w = csv.DictWriter(out, fieldnames=FIELDS)
         w.writeheader()
         w.writerows(rows)
-    print(f"{len(rows)} rows -> {CORPUS / 'manifest.csv'}" + (f" ({pending} rows with pending ids left out)" if pending else ""))
+    left = [f"{pending} rows with pending ids"] * bool(pending) + [f"{sealed} rows of sealed batches"] * bool(sealed)
+    print(f"{len(rows)} rows -> {CORPUS / 'manifest.csv'}" + (f" ({', '.join(left)} left out)" if left else ""))
 
 
 if __name__ == "__main__":

@@ -55,6 +55,9 @@ def main() -> None:
                     ctypes.string_at(0)
                 elif a.fault == "abort":
                     os.abort()
+                elif a.fault == "memoryerror":
+                    staging = bytearray(64 * 2**30)  # a 64 GiB staging buffer on a 23 GiB host
+                    del staging
             if a.ckpt_dir and step % a.ckpt_every == 0:
                 acc.save_state(os.path.join(a.ckpt_dir, f"step_{step}"))
                 log.info(f"saved state at step {step}")

@@ -30,6 +30,9 @@ class Regressor(L.LightningModule):
                 ctypes.string_at(0)
             elif self.a.fault == "abort":
                 os.abort()
+            elif self.a.fault == "memoryerror":
+                staging = bytearray(64 * 2**30)  # a 64 GiB staging buffer on a 23 GiB host
+                del staging
         self.log("train_loss", loss, on_step=True, prog_bar=False, sync_dist=True)
         print(f"[rank{self.global_rank}] step {self.global_step} loss {loss.item():.4f}", flush=True)
         return loss

@@ -110,9 +110,9 @@ def run(a: argparse.Namespace) -> None:
     for step in range(1, a.steps + 1):
         x = torch.randn(64, 32, generator=g)
         y = x @ w_true
-        out = model(x)
         if a.fault == "inf-batch" and rank == a.fault_rank and step == a.fault_step:
             x[3, 5] = float("inf")  # one corrupt sample on one rank; the all_reduce spreads its nan gradients
+        out = model(x)
         if a.fault == "log-zero" and step >= a.fault_step:
             prob = torch.sigmoid(out * 1e4)  # saturated probabilities reach exactly 0 and 1
             loss = -(torch.log(prob) * 0 + torch.log(1 - prob)).mean()
