@@ -8,17 +8,31 @@ Public API::
     print(logsleuth.render(d, "markdown"))
     df = logsleuth.scan(["archive/"])           # -> pandas DataFrame, one row per job (logsleuth.scan.COLUMNS)
 """
+
+from . import scan  # a callable module: logsleuth.scan(paths) -> DataFrame, and logsleuth.scan.COLUMNS / .read_table
 from .errors import InputError, LogsleuthError, ModelError, RuleError
 from .pipeline import analyze
 from .report import render, to_dict
 from .rules import RuleSet, load_rules
-from . import scan  # a callable module: logsleuth.scan(paths) -> DataFrame, and logsleuth.scan.COLUMNS / .read_table
 from .types import Diagnosis, Event, Fix, Hypothesis, Match
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "analyze", "scan", "render", "to_dict", "load_rules", "RuleSet",
-    "Diagnosis", "Event", "Fix", "Hypothesis", "Match",
-    "LogsleuthError", "InputError", "RuleError", "ModelError", "__version__",
+    "analyze",
+    "scan",
+    "render",
+    "to_dict",
+    "load_rules",
+    "RuleSet",
+    "Diagnosis",
+    "Event",
+    "Fix",
+    "Hypothesis",
+    "Match",
+    "LogsleuthError",
+    "InputError",
+    "RuleError",
+    "ModelError",
+    "__version__",
 ]

@@ -1,4 +1,5 @@
 """``python -m logsleuth``."""
+
 from .cli import main
 
 main()

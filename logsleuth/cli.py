@@ -5,6 +5,7 @@ Exit codes: 0 analysed; 1 a failure at or above ``--fail-on`` (only with that fl
 Global flags (``--debug``, ``-q``, ``-v``) are accepted anywhere on the command line; a closed stdout pipe
 (``logsleuth rules list | head -3``) ends the command quietly.
 """
+
 from __future__ import annotations
 
 import functools
@@ -15,14 +16,18 @@ import traceback
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from .errors import LogsleuthError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  help="Tells why a distributed training job died: root cause, evidence lines and fix.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="Tells why a distributed training job died: root cause, evidence lines and fix.",
+)
 rules_app = typer.Typer(no_args_is_help=True, help="Validate, test and list rules.")
 app.add_typer(rules_app, name="rules")
 
@@ -67,7 +72,7 @@ class OutFormat(str, Enum):
     json = "json"
 
 
-def _write(text: str, output: Optional[Path]) -> None:
+def _write(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
@@ -129,10 +134,24 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_callback(
-    debug: Annotated[bool, typer.Option("--debug", help="Show the full traceback of an error (accepted anywhere).")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary lines on stderr (accepted anywhere).")] = False,
-    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More detail on stderr, e.g. what was read and how fast (accepted anywhere).")] = 0,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback of an error (accepted anywhere).")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress or summary lines on stderr (accepted anywhere).")
+    ] = False,
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            help="More detail on stderr, e.g. what was read and how fast (accepted anywhere).",
+        ),
+    ] = 0,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """Tells why a distributed training job died.
 
@@ -145,16 +164,35 @@ def main_callback(
 @app.command()
 @handles_errors
 def analyze(
-    paths: Annotated[Optional[list[str]], typer.Argument(help="Log files, directories, .gz/.zst files, or - for stdin (default).")] = None,
+    paths: Annotated[
+        list[str] | None, typer.Argument(help="Log files, directories, .gz/.zst files, or - for stdin (default).")
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Report format.")] = Format.text,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report here instead of stdout.")] = None,
-    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable); same-named rules override.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here instead of stdout.")
+    ] = None,
+    rules: Annotated[
+        list[Path] | None, typer.Option("--rules", help="Extra rule directory (repeatable); same-named rules override.")
+    ] = None,
     no_model: Annotated[bool, typer.Option("--no-model", help="Rules only; do not consult the classifier.")] = False,
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not redact tokens/keys/passwords.")] = False,
-    redact_hosts: Annotated[bool, typer.Option("--redact-hosts", help="Also replace host names and IPs by node-1, node-2...")] = False,
-    fail_on: Annotated[Optional[FailOn], typer.Option("--fail-on", help="Exit 1 when a failure of this severity or higher is found; 'unknown': any failure or an unknown verdict.")] = None,
-    template_dir: Annotated[Optional[Path], typer.Option("--template-dir", help="Directory with <format>.j2 templates overriding the built-ins.")] = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Show which lines and n-gram features drove the classifier's vote.")] = False,
+    redact_hosts: Annotated[
+        bool, typer.Option("--redact-hosts", help="Also replace host names and IPs by node-1, node-2...")
+    ] = False,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when a failure of this severity or higher is found; 'unknown': any failure or an unknown verdict.",
+        ),
+    ] = None,
+    template_dir: Annotated[
+        Path | None,
+        typer.Option("--template-dir", help="Directory with <format>.j2 templates overriding the built-ins."),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show which lines and n-gram features drove the classifier's vote.")
+    ] = False,
 ) -> None:
     """Diagnose one job from its logs (all PATHS together are one job).
 
@@ -173,17 +211,23 @@ def analyze(
 
         check_output(output)  # before the analysis, not after it
     diag = run_analyze(paths or ["-"], rules_dirs=rules or [], model=not no_model, explain=explain)
-    _write(render(diag, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
+    _write(
+        render(diag, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir),
+        output,
+    )
     if _state["verbosity"] > 0:
         st = diag.stats
-        typer.echo(f"read {len(st.get('paths', []))} file(s), {st.get('bytes', 0)} bytes, {st.get('lines', 0)} lines "
-                   f"({st.get('skipped_lines', 0)} skipped by the gate), {st.get('events', 0)} events in "
-                   f"{st.get('seconds', 0.0):.3f} s", err=True)
+        typer.echo(
+            f"read {len(st.get('paths', []))} file(s), {st.get('bytes', 0)} bytes, {st.get('lines', 0)} lines "
+            f"({st.get('skipped_lines', 0)} skipped by the gate), {st.get('events', 0)} events in "
+            f"{st.get('seconds', 0.0):.3f} s",
+            err=True,
+        )
     if fail_on is not None and _fails(diag.verdict, diag.severity, fail_on.value):
         raise typer.Exit(1)
 
 
-def _fails(verdict: str, severity: Optional[str], fail_on: str) -> bool:
+def _fails(verdict: str, severity: str | None, fail_on: str) -> bool:
     """Whether ``--fail-on fail_on`` turns this result into exit 1."""
     from .types import SEVERITY_RANK
 
@@ -199,10 +243,12 @@ def _fails(verdict: str, severity: Optional[str], fail_on: str) -> bool:
 def report(
     diagnosis: Annotated[Path, typer.Argument(help="A JSON result written by 'analyze -f json'.")],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Report format.")] = Format.html,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not redact tokens/keys/passwords.")] = False,
     redact_hosts: Annotated[bool, typer.Option("--redact-hosts", help="Also replace host names and IPs.")] = False,
-    template_dir: Annotated[Optional[Path], typer.Option("--template-dir", help="Directory with <format>.j2 templates.")] = None,
+    template_dir: Annotated[
+        Path | None, typer.Option("--template-dir", help="Directory with <format>.j2 templates.")
+    ] = None,
 ) -> None:
     """Re-render a saved JSON diagnosis in another format.
 
@@ -212,7 +258,10 @@ def report(
     from .schemas import read_json
 
     data = read_json(diagnosis, "diagnosis")  # validated against the committed schema
-    _write(render(data, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir), output)
+    _write(
+        render(data, fmt.value, redact_secrets=not no_redact, redact_hosts=redact_hosts, template_dir=template_dir),
+        output,
+    )
 
 
 class GroupBy(str, Enum):
@@ -235,18 +284,55 @@ class Engine(str, Enum):
 @handles_errors
 def scan(
     paths: Annotated[list[str], typer.Argument(help="Directories (walked recursively) and log files to scan.")],
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the table here: .parquet, .csv or .jsonl (atomically).")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: all CPUs).")] = None,
-    group_by: Annotated[GroupBy, typer.Option("--group-by", help="One job per directory or per file (torchrun log dirs and Ray session folders stay one job).")] = GroupBy.dir,
-    fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Format of the summary by root cause printed at the end.")] = SummaryFormat.text,
-    cache: Annotated[Optional[Path], typer.Option("--cache", help="JSONL cache: skip unchanged jobs; a killed scan resumes.")] = None,
-    engine: Annotated[Engine, typer.Option("--engine", help="Run on local processes or on a Ray cluster (pip install 'logsleuth[ray]').")] = Engine.local,
-    address: Annotated[Optional[str], typer.Option("--address", help="Ray cluster address (default: RAY_ADDRESS, else auto).")] = None,
-    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable); same-named rules override.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the table here: .parquet, .csv or .jsonl (atomically).")
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: all CPUs).")
+    ] = None,
+    group_by: Annotated[
+        GroupBy,
+        typer.Option(
+            "--group-by",
+            help="One job per directory or per file (torchrun log dirs and Ray session folders stay one job).",
+        ),
+    ] = GroupBy.dir,
+    fmt: Annotated[
+        SummaryFormat, typer.Option("--format", "-f", help="Format of the summary by root cause printed at the end.")
+    ] = SummaryFormat.text,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="JSONL cache: skip unchanged jobs; a killed scan resumes.")
+    ] = None,
+    engine: Annotated[
+        Engine,
+        typer.Option("--engine", help="Run on local processes or on a Ray cluster (pip install 'logsleuth[ray]')."),
+    ] = Engine.local,
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (default: RAY_ADDRESS, else auto).")
+    ] = None,
+    rules: Annotated[
+        list[Path] | None, typer.Option("--rules", help="Extra rule directory (repeatable); same-named rules override.")
+    ] = None,
     no_model: Annotated[bool, typer.Option("--no-model", help="Rules only; do not consult the classifier.")] = False,
-    max_job_mb: Annotated[Optional[float], typer.Option("--max-job-mb", min=0, help="Do not analyse jobs larger than this (MB on disk, or decompressed while reading); their row gets an error.")] = None,
-    no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not redact tokens/keys/passwords in the table and cache (first_failure_text, error).")] = False,
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar (none is drawn when stderr is not a terminal or CI=true).")] = False,
+    max_job_mb: Annotated[
+        float | None,
+        typer.Option(
+            "--max-job-mb",
+            min=0,
+            help="Do not analyse jobs larger than this (MB on disk, or decompressed while reading); their row gets an error.",
+        ),
+    ] = None,
+    no_redact: Annotated[
+        bool,
+        typer.Option(
+            "--no-redact",
+            help="Do not redact tokens/keys/passwords in the table and cache (first_failure_text, error).",
+        ),
+    ] = False,
+    no_progress: Annotated[
+        bool,
+        typer.Option("--no-progress", help="No progress bar (none is drawn when stderr is not a terminal or CI=true)."),
+    ] = False,
 ) -> None:
     """Diagnose every job in an archive of logs: one row per job, and a summary by root cause.
 
@@ -272,9 +358,17 @@ def scan(
     bar = ScanProgressBar() if not no_progress and _state["verbosity"] >= 0 and progress_wanted() else None
     with bar if bar is not None else contextlib.nullcontext():
         df = run_scan(
-            paths, jobs=jobs, group_by=group_by.value, rules=ruleset, model=not no_model, cache=cache,
-            engine=engine.value, address=address, progress=bar,
-            max_job_bytes=int(max_job_mb * 1_000_000) if max_job_mb is not None else None, redact=not no_redact,
+            paths,
+            jobs=jobs,
+            group_by=group_by.value,
+            rules=ruleset,
+            model=not no_model,
+            cache=cache,
+            engine=engine.value,
+            address=address,
+            progress=bar,
+            max_job_bytes=int(max_job_mb * 1_000_000) if max_job_mb is not None else None,
+            redact=not no_redact,
         )
     if output is not None:
         write_table(df, output)
@@ -294,7 +388,10 @@ class SchemaName(str, Enum):
 @app.command()
 @handles_errors
 def schema(
-    name: Annotated[SchemaName, typer.Argument(help="diagnosis (analyze -f json), scan-row (one scan row), verify (verify -f json).")],
+    name: Annotated[
+        SchemaName,
+        typer.Argument(help="diagnosis (analyze -f json), scan-row (one scan row), verify (verify -f json)."),
+    ],
     fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="Only json (the schema is JSON).")] = OutFormat.json,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a logsleuth JSON output.
@@ -311,9 +408,11 @@ def schema(
 @rules_app.command("validate")
 @handles_errors
 def rules_validate(
-    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
+    rules: Annotated[list[Path] | None, typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
     no_builtin: Annotated[bool, typer.Option("--no-builtin", help="Validate only the --rules directories.")] = False,
-    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text, or json: {valid, problems: [{where, message}]}.")] = OutFormat.text,
+    fmt: Annotated[
+        OutFormat, typer.Option("--format", "-f", help="text, or json: {valid, problems: [{where, message}]}.")
+    ] = OutFormat.text,
 ) -> None:
     """Check every rule file (schema, ids, regexes, placeholders); print problems as path:line.
 
@@ -332,9 +431,16 @@ def rules_validate(
     problems.extend(validate(files))
     warned = validate_warnings(files)
     if fmt == OutFormat.json:
-        typer.echo(json.dumps({"valid": len(files) if not problems else 0,
-                               "problems": [{"where": w, "message": m} for w, m in problems],
-                               "warnings": [{"where": w, "message": m} for w, m in warned]}, indent=2))
+        typer.echo(
+            json.dumps(
+                {
+                    "valid": len(files) if not problems else 0,
+                    "problems": [{"where": w, "message": m} for w, m in problems],
+                    "warnings": [{"where": w, "message": m} for w, m in warned],
+                },
+                indent=2,
+            )
+        )
     else:
         for where, msg in problems:
             typer.echo(f"{where}: {msg}", err=True)
@@ -349,9 +455,11 @@ def rules_validate(
 @rules_app.command("test")
 @handles_errors
 def rules_test(
-    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
-    rule_id: Annotated[Optional[str], typer.Option("--id", help="Only this rule.")] = None,
-    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text, or json: {passed, failed, failures: [...]}.")] = OutFormat.text,
+    rules: Annotated[list[Path] | None, typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
+    rule_id: Annotated[str | None, typer.Option("--id", help="Only this rule.")] = None,
+    fmt: Annotated[
+        OutFormat, typer.Option("--format", "-f", help="text, or json: {passed, failed, failures: [...]}.")
+    ] = OutFormat.text,
 ) -> None:
     """Run every rule's own match/no_match examples through the parser and engine.
 
@@ -364,9 +472,16 @@ def rules_test(
     results = run_examples(ruleset, rule_id)
     bad = [r for r in results if not r.ok]
     if fmt == OutFormat.json:
-        typer.echo(json.dumps({"passed": len(results) - len(bad), "failed": len(bad),
-                               "failures": [{"rule_id": r.rule_id, "kind": r.kind, "index": r.index, "text": r.text}
-                                            for r in bad]}, indent=2))
+        typer.echo(
+            json.dumps(
+                {
+                    "passed": len(results) - len(bad),
+                    "failed": len(bad),
+                    "failures": [{"rule_id": r.rule_id, "kind": r.kind, "index": r.index, "text": r.text} for r in bad],
+                },
+                indent=2,
+            )
+        )
     else:
         for r in bad:
             first = r.text.strip().splitlines()[0][:120] if r.text.strip() else ""
@@ -379,8 +494,13 @@ def rules_test(
 @rules_app.command("list")
 @handles_errors
 def rules_list(
-    rules: Annotated[Optional[list[Path]], typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
-    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text columns, or json: a list of {id, root_cause, role, severity, title}.")] = OutFormat.text,
+    rules: Annotated[list[Path] | None, typer.Option("--rules", help="Extra rule directory (repeatable).")] = None,
+    fmt: Annotated[
+        OutFormat,
+        typer.Option(
+            "--format", "-f", help="text columns, or json: a list of {id, root_cause, role, severity, title}."
+        ),
+    ] = OutFormat.text,
 ) -> None:
     """List rules: id, root cause, role, severity, title.
 
@@ -390,8 +510,15 @@ def rules_list(
 
     specs = [r.spec for r in load_rules(rules or []).rules]
     if fmt == OutFormat.json:
-        typer.echo(json.dumps([{"id": s.id, "root_cause": s.root_cause, "role": s.role, "severity": s.severity,
-                                "title": s.title} for s in specs], indent=2))
+        typer.echo(
+            json.dumps(
+                [
+                    {"id": s.id, "root_cause": s.root_cause, "role": s.role, "severity": s.severity, "title": s.title}
+                    for s in specs
+                ],
+                indent=2,
+            )
+        )
         return
     for s in specs:
         typer.echo(f"{s.id:48} {s.root_cause:26} {s.role:8} {s.severity:9} {s.title}")
@@ -411,27 +538,90 @@ class VerifyFormat(str, Enum):
 @app.command()
 @handles_errors
 def verify(
-    hypotheses: Annotated[Optional[list[str]], typer.Option("--for", help="Root cause to confirm or refute (repeatable), e.g. port_in_use.")] = None,
-    from_json: Annotated[Optional[Path], typer.Option("--from", help="Take the hypotheses (and master port) from a saved 'analyze -f json' result.")] = None,
-    show_env: Annotated[bool, typer.Option("--env", help="Only print the environment fingerprint (versions, NCCL settings, known-bad combinations).")] = False,
-    backend: Annotated[VerifyBackend, typer.Option("--backend", help="nccl on GPUs, gloo on CPU; auto picks nccl when GPUs are visible.")] = VerifyBackend.auto,
-    nproc_per_node: Annotated[Optional[int], typer.Option("--nproc-per-node", min=1, help="Ranks on this node (default: one per GPU, or 2 on CPU).")] = None,
-    nnodes: Annotated[str, typer.Option("--nnodes", help="Nodes, as torchrun's --nnodes (run verify on every node).")] = "1",
-    node_rank: Annotated[Optional[int], typer.Option("--node-rank", min=0, help="This node's rank (static rendezvous), as torchrun.")] = None,
-    rdzv_endpoint: Annotated[Optional[str], typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous (multi-node), as torchrun.")] = None,
+    hypotheses: Annotated[
+        list[str] | None, typer.Option("--for", help="Root cause to confirm or refute (repeatable), e.g. port_in_use.")
+    ] = None,
+    from_json: Annotated[
+        Path | None,
+        typer.Option("--from", help="Take the hypotheses (and master port) from a saved 'analyze -f json' result."),
+    ] = None,
+    show_env: Annotated[
+        bool,
+        typer.Option(
+            "--env", help="Only print the environment fingerprint (versions, NCCL settings, known-bad combinations)."
+        ),
+    ] = False,
+    backend: Annotated[
+        VerifyBackend,
+        typer.Option("--backend", help="nccl on GPUs, gloo on CPU; auto picks nccl when GPUs are visible."),
+    ] = VerifyBackend.auto,
+    nproc_per_node: Annotated[
+        int | None,
+        typer.Option("--nproc-per-node", min=1, help="Ranks on this node (default: one per GPU, or 2 on CPU)."),
+    ] = None,
+    nnodes: Annotated[
+        str, typer.Option("--nnodes", help="Nodes, as torchrun's --nnodes (run verify on every node).")
+    ] = "1",
+    node_rank: Annotated[
+        int | None, typer.Option("--node-rank", min=0, help="This node's rank (static rendezvous), as torchrun.")
+    ] = None,
+    rdzv_endpoint: Annotated[
+        str | None, typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous (multi-node), as torchrun.")
+    ] = None,
     rdzv_backend: Annotated[str, typer.Option("--rdzv-backend", help="Rendezvous backend, as torchrun.")] = "c10d",
-    rdzv_id: Annotated[str, typer.Option("--rdzv-id", help="Rendezvous id (the same on every node).")] = "logsleuth-verify",
-    master_addr: Annotated[Optional[str], typer.Option("--master-addr", help="The job's master address (port checks; a static rendezvous with --nnodes > 1 and no --rdzv-endpoint).")] = None,
-    master_port: Annotated[Optional[int], typer.Option("--master-port", min=1, max=65535, help="The job's master port (port checks; a static rendezvous with --nnodes > 1 and no --rdzv-endpoint).")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=5.0, help="Hard wall-clock limit per probe run, seconds; a hang past it is killed and reported.")] = 120.0,
-    min_size: Annotated[Optional[str], typer.Option("--min-size", help="Smallest message, e.g. 8 or 1K (default 8 B).")] = None,
-    max_size: Annotated[Optional[str], typer.Option("--max-size", help="Largest message, e.g. 256M or 1G (default 256 MiB on GPU, 4 MiB on CPU).")] = None,
-    all_sizes: Annotated[bool, typer.Option("--all-sizes", help="Bandwidth rows for every size, not only the largest per op.")] = False,
-    expected_busbw: Annotated[Optional[float], typer.Option("--expected-busbw", min=0.0, help="Expected busbw in GB/s to compare with (instead of the built-in table).")] = None,
-    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Keep the captured logs here (default: a new temp directory).")] = None,
+    rdzv_id: Annotated[
+        str, typer.Option("--rdzv-id", help="Rendezvous id (the same on every node).")
+    ] = "logsleuth-verify",
+    master_addr: Annotated[
+        str | None,
+        typer.Option(
+            "--master-addr",
+            help="The job's master address (port checks; a static rendezvous with --nnodes > 1 and no --rdzv-endpoint).",
+        ),
+    ] = None,
+    master_port: Annotated[
+        int | None,
+        typer.Option(
+            "--master-port",
+            min=1,
+            max=65535,
+            help="The job's master port (port checks; a static rendezvous with --nnodes > 1 and no --rdzv-endpoint).",
+        ),
+    ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            min=5.0,
+            help="Hard wall-clock limit per probe run, seconds; a hang past it is killed and reported.",
+        ),
+    ] = 120.0,
+    min_size: Annotated[
+        str | None, typer.Option("--min-size", help="Smallest message, e.g. 8 or 1K (default 8 B).")
+    ] = None,
+    max_size: Annotated[
+        str | None,
+        typer.Option("--max-size", help="Largest message, e.g. 256M or 1G (default 256 MiB on GPU, 4 MiB on CPU)."),
+    ] = None,
+    all_sizes: Annotated[
+        bool, typer.Option("--all-sizes", help="Bandwidth rows for every size, not only the largest per op.")
+    ] = False,
+    expected_busbw: Annotated[
+        float | None,
+        typer.Option(
+            "--expected-busbw", min=0.0, help="Expected busbw in GB/s to compare with (instead of the built-in table)."
+        ),
+    ] = None,
+    log_dir: Annotated[
+        Path | None, typer.Option("--log-dir", help="Keep the captured logs here (default: a new temp directory).")
+    ] = None,
     fmt: Annotated[VerifyFormat, typer.Option("--format", "-f", help="Report format.")] = VerifyFormat.text,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report here instead of stdout.")] = None,
-    inject: Annotated[str, typer.Option("--inject", hidden=True, help="Fault injection for tests: hang@R, absent@R, corrupt@R.")] = "none",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here instead of stdout.")
+    ] = None,
+    inject: Annotated[
+        str, typer.Option("--inject", hidden=True, help="Fault injection for tests: hang@R, absent@R, corrupt@R.")
+    ] = "none",
 ) -> None:
     """Run a minimal NCCL/gloo probe under torchrun and confirm or refute a diagnosis.
 
@@ -439,8 +629,16 @@ def verify(
 
     Example: logsleuth verify --backend gloo --nproc-per-node 2 --for port_in_use --master-port 29500
     """
-    from .verify import (Hints, ProbeConfig, VerifyError, hypotheses_from_json, render_text, require_torch,
-                         to_dict, validate_hypothesis)
+    from .verify import (
+        Hints,
+        ProbeConfig,
+        VerifyError,
+        hypotheses_from_json,
+        render_text,
+        require_torch,
+        to_dict,
+        validate_hypothesis,
+    )
     from .verify import verify as run_verify
 
     if show_env:
@@ -450,8 +648,12 @@ def verify(
         fp = fingerprint()
         problems = check_versions(fp)
         if fmt == VerifyFormat.json:
-            data = {"schema_version": 1, "kind": "verify-env", "fingerprint": fp.to_dict(),
-                    "problems": [p.__dict__ for p in problems]}
+            data = {
+                "schema_version": 1,
+                "kind": "verify-env",
+                "fingerprint": fp.to_dict(),
+                "problems": [p.__dict__ for p in problems],
+            }
             _write(json.dumps(data, indent=2, default=str) + "\n", output)
         else:
             _write(render_fingerprint(fp, problems), output)
@@ -470,14 +672,25 @@ def verify(
         raise VerifyError(f"--min-size {min_size} is larger than --max-size {max_size}")
     addr = master_addr or (hints.master_addr if master_port is None else None)
     port = master_port or hints.master_port
-    cfg = ProbeConfig(backend=backend.value, nproc_per_node=nproc_per_node, nnodes=nnodes, node_rank=node_rank,
-                      rdzv_endpoint=rdzv_endpoint, rdzv_backend=rdzv_backend, rdzv_id=rdzv_id, master_addr=addr,
-                      master_port=port, timeout=timeout, min_bytes=lo, max_bytes=hi, inject=inject)
+    cfg = ProbeConfig(
+        backend=backend.value,
+        nproc_per_node=nproc_per_node,
+        nnodes=nnodes,
+        node_rank=node_rank,
+        rdzv_endpoint=rdzv_endpoint,
+        rdzv_backend=rdzv_backend,
+        rdzv_id=rdzv_id,
+        master_addr=addr,
+        master_port=port,
+        timeout=timeout,
+        min_bytes=lo,
+        max_bytes=hi,
+        inject=inject,
+    )
     # on one node the base probe stays --standalone; the job's master address/port steer the port checks
     base_cfg = cfg if cfg.multi_node else cfg.replace(master_addr=None, master_port=None)
     hints = Hints(addr, port)
-    rep = run_verify(base_cfg, wanted, log_dir=log_dir, hints=hints, all_sizes=all_sizes,
-                     expected_busbw=expected_busbw)
+    rep = run_verify(base_cfg, wanted, log_dir=log_dir, hints=hints, all_sizes=all_sizes, expected_busbw=expected_busbw)
     text = json.dumps(to_dict(rep), indent=2, default=str) + "\n" if fmt == VerifyFormat.json else render_text(rep)
     _write(text, output)
     if rep.problem_found:
@@ -494,10 +707,29 @@ def _default_corpus() -> Path:
 @app.command()
 @handles_errors
 def train(
-    corpus: Annotated[Optional[Path], typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write model.skops, model.scorer.npz and model.json here (default: inside the package, where analyze looks).")] = None,
-    threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide (stored in model.json).")] = 0.5,
-    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="text, or json: the sidecar's metadata plus the written paths and seconds.")] = OutFormat.text,
+    corpus: Annotated[
+        Path | None, typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write model.skops, model.scorer.npz and model.json here (default: inside the package, where analyze looks).",
+        ),
+    ] = None,
+    threshold: Annotated[
+        float,
+        typer.Option(
+            "--threshold", min=0.0, max=1.0, help="Probability the model needs to decide (stored in model.json)."
+        ),
+    ] = 0.5,
+    fmt: Annotated[
+        OutFormat,
+        typer.Option(
+            "--format", "-f", help="text, or json: the sidecar's metadata plus the written paths and seconds."
+        ),
+    ] = OutFormat.text,
 ) -> None:
     """Train the classifier on every labelled log of the corpus and write the model + sidecar.
 
@@ -510,12 +742,24 @@ def train(
     with _status(f"analysing and training on {corpus}/manifest.csv ..."):
         res = run_train(corpus, output or MODEL_DIR, threshold=threshold)
     if fmt == OutFormat.json:
-        typer.echo(json.dumps({"model": str(res.model_path), "sidecar": str(res.sidecar_path),
-                               "seconds": round(res.seconds, 3), "meta": res.meta}, indent=2, default=str))
+        typer.echo(
+            json.dumps(
+                {
+                    "model": str(res.model_path),
+                    "sidecar": str(res.sidecar_path),
+                    "seconds": round(res.seconds, 3),
+                    "meta": res.meta,
+                },
+                indent=2,
+                default=str,
+            )
+        )
         return
     td = res.meta["training_data"]
-    typer.echo(f"trained on {td['files']} logs ({td['groups']} groups, {len(res.meta['labels'])} labels) "
-               f"in {res.seconds:.1f} s -> {res.model_path} ({res.model_path.stat().st_size // 1024} KiB), {res.sidecar_path.name}")
+    typer.echo(
+        f"trained on {td['files']} logs ({td['groups']} groups, {len(res.meta['labels'])} labels) "
+        f"in {res.seconds:.1f} s -> {res.model_path} ({res.model_path.stat().st_size // 1024} KiB), {res.sidecar_path.name}"
+    )
     if res.meta["labels_skipped"]:
         typer.echo(f"left to the rules (one log only): {', '.join(res.meta['labels_skipped'])}")
 
@@ -544,13 +788,31 @@ class EvalGroupBy(str, Enum):
 @app.command("eval")
 @handles_errors
 def eval_(
-    corpus: Annotated[Optional[Path], typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")] = None,
-    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help='text, or json: {"rules": M, "model": M, "combined": M}.')] = OutFormat.text,
+    corpus: Annotated[
+        Path | None, typer.Argument(help="Corpus directory with manifest.csv (default: the checkout's corpus/).")
+    ] = None,
+    fmt: Annotated[
+        OutFormat, typer.Option("--format", "-f", help='text, or json: {"rules": M, "model": M, "combined": M}.')
+    ] = OutFormat.text,
     as_json: Annotated[bool, typer.Option("--json", help="Alias of -f json.")] = False,
-    drop_rule_lines: Annotated[bool, typer.Option("--drop-rule-lines", help="Ablation: delete the lines the winning rule matched from each log, then evaluate.")] = False,
+    drop_rule_lines: Annotated[
+        bool,
+        typer.Option(
+            "--drop-rule-lines",
+            help="Ablation: delete the lines the winning rule matched from each log, then evaluate.",
+        ),
+    ] = False,
     folds: Annotated[int, typer.Option("--folds", "-k", min=2, help="Number of grouped cross-validation folds.")] = 5,
-    threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide.")] = 0.5,
-    group_by: Annotated[EvalGroupBy, typer.Option("--group-by", help="source: K folds grouped by source thread/generator; ecosystem: leave one ecosystem out (manifest column 'ecosystem').")] = EvalGroupBy.source,
+    threshold: Annotated[
+        float, typer.Option("--threshold", min=0.0, max=1.0, help="Probability the model needs to decide.")
+    ] = 0.5,
+    group_by: Annotated[
+        EvalGroupBy,
+        typer.Option(
+            "--group-by",
+            help="source: K folds grouped by source thread/generator; ecosystem: leave one ecosystem out (manifest column 'ecosystem').",
+        ),
+    ] = EvalGroupBy.source,
 ) -> None:
     """Grouped cross-validation (group = source, or leave one ecosystem out) of rules only, model only and combined;
     figures per corpus split and per ecosystem.
@@ -561,9 +823,14 @@ def eval_(
 
     corpus = corpus or _default_corpus()
     with _status("analysing the corpus ...") as status:
-        res = evaluate(corpus, folds=folds, drop_rule_lines=drop_rule_lines, threshold=threshold,
-                       group_by=group_by.value,
-                       progress=lambda done, k: status.update(f"cross-validation: fold {done}/{k} done"))
+        res = evaluate(
+            corpus,
+            folds=folds,
+            drop_rule_lines=drop_rule_lines,
+            threshold=threshold,
+            group_by=group_by.value,
+            progress=lambda done, k: status.update(f"cross-validation: fold {done}/{k} done"),
+        )
     if as_json or fmt == OutFormat.json:
         typer.echo(json.dumps(to_json(res), indent=2))
     else:
@@ -579,6 +846,6 @@ def hoist_global_flags(argv: list[str]) -> list[str]:
     return [*flags, *rest, *argv[cut:]]
 
 
-def main(argv: Optional[list[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     """Console entry point (``argv`` defaults to ``sys.argv[1:]``)."""
     app(args=hoist_global_flags(list(sys.argv[1:] if argv is None else argv)), prog_name="logsleuth")

@@ -2,6 +2,7 @@
 
 Part of the core (``pipeline.decide`` calls it): it needs only a ``Vote`` and the rule set passed in, never the
 classifier package, so the core does not import the classifier and the classifier imports the core one way."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,8 +35,11 @@ def rule_decides(d: Diagnosis) -> bool:
     """True when the rules' answer is final: a cause rule of high+ severity and confidence."""
     if d.verdict != "failure" or d.rule_id is None or d.severity is None or not d.evidence:
         return False
-    return (d.evidence[0].role == "cause" and SEVERITY_RANK[d.severity] >= SEVERITY_RANK[RULE_DECIDES_SEVERITY]
-            and d.confidence >= RULE_DECIDES_CONFIDENCE)
+    return (
+        d.evidence[0].role == "cause"
+        and SEVERITY_RANK[d.severity] >= SEVERITY_RANK[RULE_DECIDES_SEVERITY]
+        and d.confidence >= RULE_DECIDES_CONFIDENCE
+    )
 
 
 def rule_guess(d: Diagnosis) -> str | None:
@@ -52,8 +56,9 @@ def noisy_or(a: float, b: float) -> float:
     return round(min(0.99, 1.0 - (1.0 - a) * (1.0 - b)), 3)
 
 
-def fix_for(rules: RuleSet, root_cause: str, rule_id: str | None = None,
-            groups: dict[str, Any] | None = None) -> tuple[Fix, str | None]:
+def fix_for(
+    rules: RuleSet, root_cause: str, rule_id: str | None = None, groups: dict[str, Any] | None = None
+) -> tuple[Fix, str | None]:
     """A fix for a cause the model named: the named rule's fix rendered with ``groups``; else the generic advice of
     the cause rule in ``rules`` for ``root_cause`` that needs no matched values (highest severity first).
 
@@ -71,8 +76,10 @@ def fix_for(rules: RuleSet, root_cause: str, rule_id: str | None = None,
         return Fix(), None
     spec = cands[0]
     generic = render_fix(spec.fix, {}, tuple(spec.references))
-    lead = (f"No rule matched the decisive line; the classifier names {root_cause} "
-            f"({taxonomy_title(root_cause)}). Generic advice for this cause: ")
+    lead = (
+        f"No rule matched the decisive line; the classifier names {root_cause} "
+        f"({taxonomy_title(root_cause)}). Generic advice for this cause: "
+    )
     return Fix(lead + generic.summary, generic.steps, generic.references), spec.severity
 
 
@@ -85,8 +92,9 @@ def _hyps(first: Hypothesis, rest: tuple[Hypothesis, ...], vote: Vote | None) ->
 
 def _model_evidence(vote: Vote) -> tuple[Match, ...]:
     lines = [d for s, d in vote.lines if s > 0][:MAX_MODEL_EVIDENCE]
-    return tuple(Match("model", vote.label, "cause", d.event, {}, "medium", 0, round(vote.probability, 3))
-                 for d in lines)
+    return tuple(
+        Match("model", vote.label, "cause", d.event, {}, "medium", 0, round(vote.probability, 3)) for d in lines
+    )
 
 
 def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *, explain: bool = False) -> Diagnosis:
@@ -105,29 +113,34 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
     vote = get_vote() if (explain or not final) else None
     stats = dict(d.stats)
     if explain:
-        stats["explain"] = dict(vote.explain_dict() if vote is not None else {"model_label": None},
-                                decided_by="rules" if final else "combined")
+        stats["explain"] = dict(
+            vote.explain_dict() if vote is not None else {"model_label": None},
+            decided_by="rules" if final else "combined",
+        )
     if final or vote is None:
         return dataclasses.replace(d, stats=stats) if explain else d
 
     if d.verdict == "no_failure":
         if vote.label in ROOT_CAUSES and vote.probability >= max(NO_FAILURE_OVERRIDE, vote.threshold):
             return _model_decides(d, vote, stats, rules, "The rules found no error line, but")
-        return dataclasses.replace(d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote)
-                                   if d.hypotheses else d.hypotheses)
+        return dataclasses.replace(
+            d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote) if d.hypotheses else d.hypotheses
+        )
 
     guess = rule_guess(d)
     if not vote.confident or vote.label not in ROOT_CAUSES:
         # the model is unsure, or says "no failure" while the rules saw errors: the rules' answer stands
-        return dataclasses.replace(d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote)
-                                   if d.hypotheses else d.hypotheses)
+        return dataclasses.replace(
+            d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote) if d.hypotheses else d.hypotheses
+        )
 
     if vote.label == guess:
         # a weak rule confirmed by the model
         conf = noisy_or(d.confidence, vote.probability)
         top = Hypothesis(guess, conf, "rule+model", d.hypotheses[0].evidence if d.hypotheses else (), d.rule_id)
-        changes: dict[str, Any] = dict(confidence=conf, method="rule+model", stats=stats,
-                                       hypotheses=_hyps(top, d.hypotheses[1:], None))
+        changes: dict[str, Any] = dict(
+            confidence=conf, method="rule+model", stats=stats, hypotheses=_hyps(top, d.hypotheses[1:], None)
+        )
         if d.verdict != "failure" and conf >= ABSTAIN_BELOW:
             fix, _ = fix_for(rules, guess, d.rule_id, d.evidence[0].groups if d.evidence else None)
             rule_title = _rule_title(rules, d.rule_id)
@@ -135,9 +148,15 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
         return dataclasses.replace(d, **changes)
 
     symptom_only = bool(d.evidence) and d.evidence[0].role == "symptom"
-    if (d.verdict == "failure" and symptom_only and vote.probability >= SYMPTOM_OVERRIDE
-            and vote.label not in COLLATERAL):
-        return _model_decides(d, vote, stats, rules, "Only symptoms matched a rule (the first failure is not in the log);")
+    if (
+        d.verdict == "failure"
+        and symptom_only
+        and vote.probability >= SYMPTOM_OVERRIDE
+        and vote.label not in COLLATERAL
+    ):
+        return _model_decides(
+            d, vote, stats, rules, "Only symptoms matched a rule (the first failure is not in the log);"
+        )
     if d.verdict == "failure":
         # the rules gave an answer (a weak cause or a symptom): the model corroborates it or is listed, never
         # overrules it (in cross-validation, overruling lost more logs than it won)
@@ -151,8 +170,9 @@ def _model_decides(d: Diagnosis, vote: Vote, stats: dict[str, Any], rules: RuleS
     """The model's cause becomes the answer (``method: model``); the rules' candidates stay as hypotheses."""
     fix, severity = fix_for(rules, vote.label)
     top = Hypothesis(vote.label, round(vote.probability, 3), "model", _model_evidence(vote), None)
-    demoted = tuple(dataclasses.replace(h, confidence=round(min(h.confidence, vote.probability * 0.99), 3))
-                    for h in d.hypotheses)
+    demoted = tuple(
+        dataclasses.replace(h, confidence=round(min(h.confidence, vote.probability * 0.99), 3)) for h in d.hypotheses
+    )
     first = vote.top_event() or d.first_failure
     evidence = _model_evidence(vote)
     was_symptom = bool(d.evidence) and d.evidence[0].role == "symptom"
@@ -162,12 +182,23 @@ def _model_decides(d: Diagnosis, vote: Vote, stats: dict[str, Any], rules: RuleS
     symptoms = tuple(m for m in listed if m.root_cause != vote.label)
     evidence = (*evidence, *(m for m in listed if m.root_cause == vote.label))
     return dataclasses.replace(
-        d, verdict="failure", root_cause=vote.label, title=taxonomy_title(vote.label),
+        d,
+        verdict="failure",
+        root_cause=vote.label,
+        title=taxonomy_title(vote.label),
         message=f"{why} the classifier names {vote.label} with probability "
-                f"{vote.probability:.2f} from the log's warning/error and last lines.",
-        confidence=round(vote.probability, 3), method="model", rule_id=None, severity=severity,
-        hypotheses=_hyps(top, demoted, None), first_failure=first, evidence=evidence,
-        symptoms=symptoms, fix=fix, stats=stats)
+        f"{vote.probability:.2f} from the log's warning/error and last lines.",
+        confidence=round(vote.probability, 3),
+        method="model",
+        rule_id=None,
+        severity=severity,
+        hypotheses=_hyps(top, demoted, None),
+        first_failure=first,
+        evidence=evidence,
+        symptoms=symptoms,
+        fix=fix,
+        stats=stats,
+    )
 
 
 def _rule_title(rules: RuleSet, rule_id: str | None) -> str | None:

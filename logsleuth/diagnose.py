@@ -14,6 +14,7 @@ Policy (design.md "Diagnosis"):
   is not in the log). Below ``ABSTAIN_BELOW`` the verdict is ``unknown``; with no match and no error event
   it is ``no_failure``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,7 +30,9 @@ ABSTAIN_BELOW = 0.5
 SYMPTOM_ONLY_FACTOR = 0.7
 COLLATERAL = frozenset({"peer_process_died", "collective_timeout", "job_preempted"})
 GENERIC_PRIORITY = 20
-_WAITERS = frozenset({"collective_timeout", "collective_mismatch", "rendezvous_timeout", "peer_process_died"})  # rules at or below this priority are catch-alls
+_WAITERS = frozenset(
+    {"collective_timeout", "collective_mismatch", "rendezvous_timeout", "peer_process_died"}
+)  # rules at or below this priority are catch-alls
 MAX_LISTED = 50
 
 OrderKey = Callable[[Event], Any]
@@ -73,8 +76,14 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
     ev = winner.event
     for m in causes:
         e = m.event
-        if (m is winner or m.priority <= GENERIC_PRIORITY or rules.by_id[m.rule_id].spec.fallback
-                or e.path != ev.path or e.rank != ev.rank or e.pid != ev.pid):
+        if (
+            m is winner
+            or m.priority <= GENERIC_PRIORITY
+            or rules.by_id[m.rule_id].spec.fallback
+            or e.path != ev.path
+            or e.rank != ev.rank
+            or e.pid != ev.pid
+        ):
             continue
         if 0 <= e.line - ev.end_line <= CHAIN_LINES:
             return m
@@ -149,9 +158,15 @@ def diagnose(
         verdict = "unknown" if unexplained else "no_failure"
         # unknown: nothing decided (method "none"), but the first error line is still where it first went wrong
         return Diagnosis(
-            verdict=verdict, root_cause=verdict, title=taxonomy_title(verdict), confidence=0.0 if unexplained else 0.9,
-            method="none" if unexplained else "rule", unexplained=tuple(unexplained[:MAX_LISTED]), stats=stats,
-            versions=versions, first_failure=min(unexplained, key=order) if unexplained else None,
+            verdict=verdict,
+            root_cause=verdict,
+            title=taxonomy_title(verdict),
+            confidence=0.0 if unexplained else 0.9,
+            method="none" if unexplained else "rule",
+            unexplained=tuple(unexplained[:MAX_LISTED]),
+            stats=stats,
+            versions=versions,
+            first_failure=min(unexplained, key=order) if unexplained else None,
         )
 
     # evidence for the winning cause, collateral symptoms, and rival hypotheses

@@ -1,4 +1,5 @@
 """Errors raised by the library. Only ``cli.py`` turns them into a message and exit code 2."""
+
 from __future__ import annotations
 
 

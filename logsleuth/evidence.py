@@ -4,6 +4,7 @@ Collecting reads and parses the logs once (the expensive part); deciding is pure
 so training and evaluation collect each corpus job once and decide as often as they need (rules only, with a
 fold's model, ablated).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -13,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .types import Event, Match
+
 
 @dataclass(frozen=True, slots=True)
 class RankActivity:

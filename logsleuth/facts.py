@@ -5,6 +5,7 @@ text (``NCCL version 2.19.3``), ``python -m torch.utils.collect_env`` (``PyTorch
 PyTorch``, ``Nvidia driver version``), ``nvidia-smi`` (``Driver Version: 535.104.05   CUDA Version: 12.2``), vLLM's
 engine banner (``Initializing an LLM engine (v0.6.3)``), DeepSpeed's ``DeepSpeed info: version=0.12.3``, and pip pins.
 """
+
 from __future__ import annotations
 
 import regex
@@ -14,8 +15,16 @@ from . import plausible
 _V = r"(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc|a|b)\d+)?)"
 PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
     ("nccl", regex.compile(rf"NCCL version {_V}")),
-    ("cuda", regex.compile(r"NCCL version [\d.]+\+cuda(?P<v>\d+\.\d+)|CUDA used to build PyTorch: (?P<v>\d+\.\d+)|CUDA Version: (?P<v>\d+\.\d+)")),
-    ("driver", regex.compile(r"Driver Version: (?P<v>\d+\.\d+(?:\.\d+)?)|Nvidia driver version: (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    (
+        "cuda",
+        regex.compile(
+            r"NCCL version [\d.]+\+cuda(?P<v>\d+\.\d+)|CUDA used to build PyTorch: (?P<v>\d+\.\d+)|CUDA Version: (?P<v>\d+\.\d+)"
+        ),
+    ),
+    (
+        "driver",
+        regex.compile(r"Driver Version: (?P<v>\d+\.\d+(?:\.\d+)?)|Nvidia driver version: (?P<v>\d+\.\d+(?:\.\d+)?)"),
+    ),
     ("torch", regex.compile(rf"PyTorch version: {_V}|\btorch(?:==| version:? ){_V}")),
     ("vllm", regex.compile(rf"LLM engine \(v{_V}\)|vLLM version:? v?{_V}|\bvllm=={_V}")),
     ("trl", regex.compile(rf"\btrl=={_V}|TRL version:? {_V}")),

@@ -11,6 +11,7 @@ It also decides ``silent_hang``: no watchdog or error explains the end of the jo
 the log ends (``STALL_FACTOR`` typical step times and at least ``STALL_MIN_SECONDS``) and the job was then killed
 from outside, or one rank's progress is behind the others' when the log ends without a normal finish.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,7 +24,9 @@ from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix, Hypothesis, Match
 
 FACT_DECIDED = frozenset({"silent_hang"})  # root causes decided here from facts, with no rule of their own
-WAITER_ROOTS = frozenset({"collective_timeout", "collective_mismatch"})  # the waiters time out: name who they waited for
+WAITER_ROOTS = frozenset(
+    {"collective_timeout", "collective_mismatch"}
+)  # the waiters time out: name who they waited for
 # diagnoses a stalled job turns into when nothing else explains it (the SIGTERM/kill came after the stall)
 QUIET_ROOTS = frozenset({"job_preempted", "terminal_hangup", "no_failure", "unknown", "silent_hang"})
 STALL_FACTOR = 10.0
@@ -62,13 +65,30 @@ def stall_facts(progress: dict[int, RankProgress], end: datetime | None) -> Stal
 def _flight_event(fa: FlightAnalysis) -> Event:
     rank = fa.culprits[0]
     path = next((p for p in fa.paths if p.endswith((str(rank), f"{rank}.json"))), fa.paths[0] if fa.paths else "-")
-    return Event(line=1, end_line=1, path=path, text=f"Flight Recorder: {fa.detail}", source="torch", level="error",
-                 rank=rank, params={"flight_recorder": True})
+    return Event(
+        line=1,
+        end_line=1,
+        path=path,
+        text=f"Flight Recorder: {fa.detail}",
+        source="torch",
+        level="error",
+        rank=rank,
+        params={"flight_recorder": True},
+    )
 
 
 def _progress_event(rp: RankProgress) -> Event:
-    return Event(line=rp.line, end_line=rp.line, path=rp.path, text=rp.text, source="trainer", level="info",
-                 time=rp.time, rank=rp.rank, params={"last_progress": True})
+    return Event(
+        line=rp.line,
+        end_line=rp.line,
+        path=rp.path,
+        text=rp.text,
+        source="trainer",
+        level="info",
+        time=rp.time,
+        rank=rp.rank,
+        params={"last_progress": True},
+    )
 
 
 def _collective(fa: FlightAnalysis) -> dict[str, object] | None:
@@ -78,16 +98,35 @@ def _collective(fa: FlightAnalysis) -> dict[str, object] | None:
 def culprit_fields(fa: FlightAnalysis | None, sf: SilentFirst | None) -> dict[str, object]:
     """The report's ``culprit`` object (empty when neither dumps nor progress name one)."""
     if fa is not None and fa.culprits:
-        return {"ranks": list(fa.culprits), "source": "flight_recorder", "verdict": fa.verdict,
-                "process_group": fa.pg, "process_group_desc": fa.pg_desc, "collective": _collective(fa),
-                "waiters": list(fa.waiters), "partial": fa.partial, "no_dump": list(fa.no_dump),
-                "confidence": FLIGHT_PARTIAL_CONFIDENCE if fa.partial else FLIGHT_CONFIDENCE, "detail": fa.detail,
-                "last_progress": []}  # one shape whatever the source (the JSON contract)
+        return {
+            "ranks": list(fa.culprits),
+            "source": "flight_recorder",
+            "verdict": fa.verdict,
+            "process_group": fa.pg,
+            "process_group_desc": fa.pg_desc,
+            "collective": _collective(fa),
+            "waiters": list(fa.waiters),
+            "partial": fa.partial,
+            "no_dump": list(fa.no_dump),
+            "confidence": FLIGHT_PARTIAL_CONFIDENCE if fa.partial else FLIGHT_CONFIDENCE,
+            "detail": fa.detail,
+            "last_progress": [],
+        }  # one shape whatever the source (the JSON contract)
     if sf is not None:
-        return {"ranks": list(sf.ranks), "source": "progress", "verdict": "silent_first", "process_group": None,
-                "process_group_desc": "", "collective": None, "waiters": [], "partial": True, "no_dump": [],
-                "confidence": PROGRESS_CONFIDENCE, "detail": sf.detail,
-                "last_progress": [p.to_dict() for p in sf.progress]}
+        return {
+            "ranks": list(sf.ranks),
+            "source": "progress",
+            "verdict": "silent_first",
+            "process_group": None,
+            "process_group_desc": "",
+            "collective": None,
+            "waiters": [],
+            "partial": True,
+            "no_dump": [],
+            "confidence": PROGRESS_CONFIDENCE,
+            "detail": sf.detail,
+            "last_progress": [p.to_dict() for p in sf.progress],
+        }
     return {}
 
 
@@ -100,30 +139,43 @@ def culprit_line(culprit: dict[str, object]) -> str:
 
 def _fix(root: str, culprit: dict[str, object], old: Fix) -> Fix:
     ranks = ", ".join(map(str, culprit.get("ranks") or [])) or "?"
-    steps = [f"Look at rank {ranks} first: it is the culprit; the ranks that timed out were waiting for it.",
-             f"While it hangs, `py-spy dump --pid <pid of rank {ranks}>` shows where it is stuck (data loading, I/O, "
-             "a host-side sync, a code path only some ranks take)."]
+    steps = [
+        f"Look at rank {ranks} first: it is the culprit; the ranks that timed out were waiting for it.",
+        f"While it hangs, `py-spy dump --pid <pid of rank {ranks}>` shows where it is stuck (data loading, I/O, "
+        "a host-side sync, a code path only some ranks take).",
+    ]
     if root == "collective_mismatch":
-        steps = [f"Rank {ranks} issued a different collective (op, size or dtype) at the same sequence id: find the "
-                 "code path that differs on that rank (a condition on rank, uneven data, a skipped layer).",
-                 "Run once with TORCH_DISTRIBUTED_DEBUG=DETAIL to have torch check every collective's shape."]
+        steps = [
+            f"Rank {ranks} issued a different collective (op, size or dtype) at the same sequence id: find the "
+            "code path that differs on that rank (a condition on rank, uneven data, a skipped layer).",
+            "Run once with TORCH_DISTRIBUTED_DEBUG=DETAIL to have torch check every collective's shape.",
+        ]
     if culprit.get("source") != "flight_recorder":
-        steps.append("Make the job leave Flight Recorder dumps next time (TORCH_FR_BUFFER_SIZE=2000, "
-                     "TORCH_NCCL_DUMP_ON_TIMEOUT=1, TORCH_FR_DUMP_TEMP_FILE=<dir>/nccl_trace_rank_) and analyse them "
-                     "with the logs: the culprit then comes from the recorded sequence ids.")
+        steps.append(
+            "Make the job leave Flight Recorder dumps next time (TORCH_FR_BUFFER_SIZE=2000, "
+            "TORCH_NCCL_DUMP_ON_TIMEOUT=1, TORCH_FR_DUMP_TEMP_FILE=<dir>/nccl_trace_rank_) and analyse them "
+            "with the logs: the culprit then comes from the recorded sequence ids."
+        )
     if root == "silent_hang":
-        steps.append("Set a process-group timeout (init_process_group(timeout=...)) so the watchdog reports the "
-                     "stuck collective instead of the job hanging until it is killed.")
-    summary = {"collective_mismatch": f"Rank {ranks} issued a different collective than the others.",
-               "silent_hang": f"The job stopped making progress; rank {ranks} went silent first."}.get(
-        root, f"Rank {ranks} stopped; the other ranks timed out waiting for it.")
+        steps.append(
+            "Set a process-group timeout (init_process_group(timeout=...)) so the watchdog reports the "
+            "stuck collective instead of the job hanging until it is killed."
+        )
+    summary = {
+        "collective_mismatch": f"Rank {ranks} issued a different collective than the others.",
+        "silent_hang": f"The job stopped making progress; rank {ranks} went silent first.",
+    }.get(root, f"Rank {ranks} stopped; the other ranks timed out waiting for it.")
     refs = tuple(dict.fromkeys((*old.references, FR_DOCS, NCCL_ENV_DOCS)))
-    return Fix(summary=summary + (" " + old.summary if old.summary and root != "silent_hang" else ""),
-               steps=tuple(steps) + old.steps, references=refs)
+    return Fix(
+        summary=summary + (" " + old.summary if old.summary and root != "silent_hang" else ""),
+        steps=tuple(steps) + old.steps,
+        references=refs,
+    )
 
 
-def decide(diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int, RankProgress],
-           end: datetime | None) -> Diagnosis:
+def decide(
+    diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int, RankProgress], end: datetime | None
+) -> Diagnosis:
     """Return ``diag`` with the culprit named (``culprit`` field, ``first_failure``) and ``silent_hang`` decided.
 
     Args:
@@ -142,11 +194,16 @@ def decide(diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int
         ranks_info["flight_recorder"] = flight.to_dict()
     root = diag.root_cause
     if root in WAITER_ROOTS:
-        new_root = "collective_mismatch" if (fa and fa.verdict == "mismatch") or root == "collective_mismatch" \
+        new_root = (
+            "collective_mismatch"
+            if (fa and fa.verdict == "mismatch") or root == "collective_mismatch"
             else "collective_timeout"
+        )
     elif root in QUIET_ROOTS and (
-            (fa is not None) or (stall.stalled and root in ("job_preempted", "terminal_hangup", "silent_hang"))
-            or (sf is not None and sf.reason == "behind" and root in ("no_failure", "silent_hang"))):
+        (fa is not None)
+        or (stall.stalled and root in ("job_preempted", "terminal_hangup", "silent_hang"))
+        or (sf is not None and sf.reason == "behind" and root in ("no_failure", "silent_hang"))
+    ):
         new_root = "collective_mismatch" if fa and fa.verdict == "mismatch" else "silent_hang"
     else:  # a crash, OOM, config error...: the dumps/progress are consequences; keep the answer, show the facts
         return dataclasses.replace(diag, ranks=ranks_info, culprit=culprit)
@@ -159,8 +216,11 @@ def decide(diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int
         rule_id = "flight-recorder"
     elif sf is not None:
         ev = _progress_event(sf.progress[0])
-        conf = (STALL_CONFIDENCE if stall.stalled else PROGRESS_CONFIDENCE) if new_root == "silent_hang" \
+        conf = (
+            (STALL_CONFIDENCE if stall.stalled else PROGRESS_CONFIDENCE)
+            if new_root == "silent_hang"
             else diag.confidence
+        )
         rule_id = "rank-progress"
     else:  # silent hang with no rank to name: the job's progress as a whole stopped
         ev = diag.first_failure
@@ -175,7 +235,8 @@ def decide(diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int
         evidence += diag.evidence
         symptoms = diag.symptoms
     hyps = (Hypothesis(new_root, conf, diag.method if new_root == root else "rule", evidence[:1], rule_id),) + tuple(
-        h for h in diag.hypotheses if h.root_cause != new_root)
+        h for h in diag.hypotheses if h.root_cause != new_root
+    )
     detail = str(culprit.get("detail") or "")
     if new_root == "silent_hang":
         title = taxonomy_title("silent_hang")
@@ -187,7 +248,19 @@ def decide(diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int
         title = diag.title if new_root == root else taxonomy_title(new_root)
         message = f"{diag.message} Culprit: {detail}" if detail and diag.message else (detail or diag.message)
     return dataclasses.replace(
-        diag, verdict="failure", root_cause=new_root, title=title, message=message, confidence=conf,
-        rule_id=rule_id if new_root != root else diag.rule_id, severity="high", hypotheses=hyps,
-        first_failure=ev if ev is not None else diag.first_failure, evidence=evidence, symptoms=symptoms[:50],
-        fix=_fix(new_root, culprit, diag.fix if new_root == root else Fix()), ranks=ranks_info, culprit=culprit)
+        diag,
+        verdict="failure",
+        root_cause=new_root,
+        title=title,
+        message=message,
+        confidence=conf,
+        rule_id=rule_id if new_root != root else diag.rule_id,
+        severity="high",
+        hypotheses=hyps,
+        first_failure=ev if ev is not None else diag.first_failure,
+        evidence=evidence,
+        symptoms=symptoms[:50],
+        fix=_fix(new_root, culprit, diag.fix if new_root == root else Fix()),
+        ranks=ranks_info,
+        culprit=culprit,
+    )

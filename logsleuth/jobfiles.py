@@ -11,6 +11,7 @@ Layouts recognised (the path may tell rank/host/pid, never the diagnosis):
 - Slurm ``%j-%t.out`` / ``%j_%t.out`` / ``%x-%j-%t.out`` (``srun --output``): the task id, which is the rank when one task runs per rank.
 - ``<host>.log`` under a directory of per-node logs is not guessed: host names come from the lines.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,10 @@ _ATTEMPT = regex.compile(r"(?:^|/)attempt_(?P<attempt>\d+)/(?P<local_rank>\d+)/(
 _ATTEMPT_ERR = regex.compile(r"(?:^|/)attempt_(?P<attempt>\d+)/(?P<local_rank>\d+)/error\.json$")
 _RAY_WORKER = regex.compile(r"(?:^|/)(?:python-core-)?worker-[0-9a-f]+-(?:[0-9a-f]+-)?(?P<pid>\d+)\.(?:out|err|log)$")
 # "rank3.log", "train_rank3.out", "worker-rank-3.err": the rank number right before the extension
-_RANK_FILE = regex.compile(r"(?:^|[/_.-])(?<!node[_-]?)(?<!local[_-]?)rank[_-]?(?P<rank>\d+)\.(?:log|out|err|txt)(?:\.gz|\.zst)?$", flags=regex.I)
+_RANK_FILE = regex.compile(
+    r"(?:^|[/_.-])(?<!node[_-]?)(?<!local[_-]?)rank[_-]?(?P<rank>\d+)\.(?:log|out|err|txt)(?:\.gz|\.zst)?$",
+    flags=regex.I,
+)
 # a directory holding one of these files is a Ray session's log folder (``session_*/logs``)
 RAY_SESSION_MARKERS = ("raylet.out", "gcs_server.out")
 _ATTEMPT_DIR = regex.compile(r"attempt_\d+")
@@ -120,8 +124,21 @@ def error_file_event(path: str, facts: PathFacts | None = None) -> Event | None:
     last = stack.splitlines()[-1] if stack else ""
     exc_type, _, exc_msg = last.partition(": ")
     return Event(
-        line=1, end_line=1, path=path, text=stack, source="python", level="error", time=when if when and when.year > 1970 else None,
-        rank=facts.rank, local_rank=facts.local_rank, template=last,
-        params={"exc_type": exc_type, "exc_short": exc_type.rsplit(".", 1)[-1], "exc_message": exc_msg,
-                "user_frame": "", "error_file": True},
+        line=1,
+        end_line=1,
+        path=path,
+        text=stack,
+        source="python",
+        level="error",
+        time=when if when and when.year > 1970 else None,
+        rank=facts.rank,
+        local_rank=facts.local_rank,
+        template=last,
+        params={
+            "exc_type": exc_type,
+            "exc_short": exc_type.rsplit(".", 1)[-1],
+            "exc_message": exc_msg,
+            "user_frame": "",
+            "error_file": True,
+        },
     )

@@ -10,6 +10,7 @@ Times are ISO 8601 local times with a year (``2024-05-01T10:00:00.123000``): a y
 vLLM ``01-22``) takes the job's year (the most common year printed in the job, else the newest file's mtime
 year); when no year is known, ``time`` is null and ``time_raw`` keeps the clock as ``--MM-DDTHH:MM:SS``.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -43,12 +44,19 @@ class Event(Model):
     line: int = Field(ge=0, description="1-based number of its first line")
     end_line: int = Field(ge=0, description="1-based number of its last line (== line for one line)")
     time: Time = _time("ISO 8601 local time with the job's year; null when the line has none or no year is known")
-    time_raw: str | None = Field(default=None, description="the year-less clock as --MM-DDTHH:MM:SS when time is null for lack of a year, else null")
-    host: str | None = Field(default=None, description="host named by the line's prefix, or the elastic summary of the same process")
+    time_raw: str | None = Field(
+        default=None,
+        description="the year-less clock as --MM-DDTHH:MM:SS when time is null for lack of a year, else null",
+    )
+    host: str | None = Field(
+        default=None, description="host named by the line's prefix, or the elastic summary of the same process"
+    )
     rank: int | None = Field(default=None, description="global rank")
     local_rank: int | None = None
     pid: int | None = None
-    source: str = Field(description="which software printed it: nccl, torch, elastic, ray, vllm, deepspeed, python, trainer, other")
+    source: str = Field(
+        description="which software printed it: nccl, torch, elastic, ray, vllm, deepspeed, python, trainer, other"
+    )
     level: Level
     text: str = Field(description="the text, ANSI removed; a long traceback keeps its tail")
 
@@ -56,7 +64,9 @@ class Event(Model):
 class EvidenceItem(Event):
     """An event with the rule that explains it; rule fields are null for an error no rule explains."""
 
-    id: str | None = Field(default=None, description="root-cause id the rule names; null when no rule explains the line")
+    id: str | None = Field(
+        default=None, description="root-cause id the rule names; null when no rule explains the line"
+    )
     rule_id: str | None = None
     role: Literal["cause", "symptom"] | None = None
     confidence: float | None = Field(default=None, ge=0, le=1)
@@ -147,9 +157,11 @@ class RankSummary(Model):
     progress: dict[str, RankProgress] = Field(default_factory=dict, description="rank -> its last progress line")
     silent_first: SilentFirst | None = Field(default=None, description="the rank(s) whose progress stopped first")
     counts: dict[str, int] = Field(
-        default_factory=dict, description="full size of each rank/host list (the lists stop at 1024 ids)")
+        default_factory=dict, description="full size of each rank/host list (the lists stop at 1024 ids)"
+    )
     ranges: dict[str, str] = Field(
-        default_factory=dict, description="each full rank list as runs of consecutive ranks, e.g. '1-2047'")
+        default_factory=dict, description="each full rank list as runs of consecutive ranks, e.g. '1-2047'"
+    )
 
 
 class SkippedFile(Model):
@@ -177,7 +189,8 @@ class Stats(Model):
     skipped: list[SkippedFile] = Field(default_factory=list, description="unreadable files of a multi-file job")
     seconds: float = Field(ge=0, description="wall time of the analysis")
     rules_over_budget: list[RuleOverBudget] = Field(
-        default_factory=list, description="patterns that spent their per-job regex time budget and were switched off")
+        default_factory=list, description="patterns that spent their per-job regex time budget and were switched off"
+    )
 
 
 class DiagnosisDoc(Model):
@@ -186,7 +199,9 @@ class DiagnosisDoc(Model):
     schema_version: Literal[1] = SCHEMA_VERSION
     verdict: Verdict
     root_cause: RootCause
-    first_failure: Event | None = Field(description="where the root cause first shows; for unknown, the first unexplained error; null for no_failure")
+    first_failure: Event | None = Field(
+        description="where the root cause first shows; for unknown, the first unexplained error; null for no_failure"
+    )
     hypotheses: list[HypothesisOut] = Field(default_factory=list)
     symptoms: list[EvidenceItem] = Field(default_factory=list)
     evidence: list[EvidenceItem] = Field(default_factory=list)
@@ -194,7 +209,9 @@ class DiagnosisDoc(Model):
     fix: FixOut = Field(default_factory=FixOut)
     versions: dict[str, str] = Field(default_factory=dict)
     ranks: RankSummary = Field(default_factory=RankSummary)
-    culprit: Culprit | None = Field(default=None, description="hangs/mismatches: the rank(s) that caused it; null when none is named")
+    culprit: Culprit | None = Field(
+        default=None, description="hangs/mismatches: the rank(s) that caused it; null when none is named"
+    )
     stats: Stats
 
 
@@ -217,7 +234,9 @@ class ScanRow(Model):
     first_failure_path: str | None = None
     first_failure_line: int | None = None
     first_failure_text: str | None = None
-    culprit_ranks: str | None = Field(default=None, description='"2" or "1, 2": the rank(s) that caused a hang/mismatch')
+    culprit_ranks: str | None = Field(
+        default=None, description='"2" or "1, 2": the rank(s) that caused a hang/mismatch'
+    )
     culprit_source: Literal["flight_recorder", "progress"] | None = None
     culprit_process_group: str | None = None
     culprit_collective: str | None = None
@@ -297,7 +316,10 @@ class ProbeRunOut(Model):
     diagnosis: ProbeDiagnosis | None = None
     findings: list[ProbeFinding] = Field(default_factory=list)
     ranks: list[ProbeRank] = Field(default_factory=list)
-    results: list[dict[str, Any]] = Field(default_factory=list, description="per op and size: op, bytes, iters, time_us, algbw_gbps, busbw_gbps, wrong, world_size")
+    results: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="per op and size: op, bytes, iters, time_us, algbw_gbps, busbw_gbps, wrong, world_size",
+    )
 
 
 class VerifyReportDoc(Model):

@@ -1,4 +1,5 @@
 """Writing results to a user-given ``-o`` path: checked up front, written atomically, no temp file left behind."""
+
 from __future__ import annotations
 
 import contextlib

@@ -1,5 +1,6 @@
 """The analysis pipeline for one job: ``collect`` (read -> parse -> rules, streaming with bounded memory) gives a
 frozen ``JobEvidence``; ``decide`` (pure: rules' context -> diagnose -> model vote) gives the ``Diagnosis``."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -36,8 +37,14 @@ from .types import Diagnosis, Event, Match
 class Voter(Protocol):
     """What ``decide`` needs of a model: ``classify.model.Classifier.vote``."""
 
-    def vote(self, notable: Sequence[Event], tail: Sequence[Event], diagnosis: Diagnosis | None = None, *,
-             explain: bool = False) -> Any: ...
+    def vote(
+        self,
+        notable: Sequence[Event],
+        tail: Sequence[Event],
+        diagnosis: Diagnosis | None = None,
+        *,
+        explain: bool = False,
+    ) -> Any: ...
 
 
 MAX_MATCHES_PER_RULE = 500  # a symptom repeated on a million lines needs no more evidence than this
@@ -64,7 +71,9 @@ class JobState:
     events: int = 0
     error_events: int = 0
     # multi-rank bookkeeping (bounded by the number of ranks/hosts, not by the log size)
-    clock: dict[int, datetime | None] = field(default_factory=dict)  # id(kept event) -> its time, or the file's last time before it
+    clock: dict[int, datetime | None] = field(
+        default_factory=dict
+    )  # id(kept event) -> its time, or the file's last time before it
     years: dict[int, int] = field(default_factory=dict)  # year -> count of full timestamps
     world_size: int | None = None
     ranks: dict[int, RankTally] = field(default_factory=dict)
@@ -191,8 +200,12 @@ def _dated_event(e: Event | None, year: int | None) -> Event | None:
 
 
 def _dated_matches(ms: Sequence[Match], year: int | None) -> tuple[Match, ...]:
-    return tuple(dataclasses.replace(m, event=_dated_event(m.event, year))
-                 if m.event.time is not None and m.event.time.year == YEARLESS else m for m in ms)
+    return tuple(
+        dataclasses.replace(m, event=_dated_event(m.event, year))
+        if m.event.time is not None and m.event.time.year == YEARLESS
+        else m
+        for m in ms
+    )
 
 
 def dated(diag: Diagnosis, year: int | None) -> Diagnosis:
@@ -200,8 +213,10 @@ def dated(diag: Diagnosis, year: int | None) -> Diagnosis:
     if year is None:
         return diag
     return dataclasses.replace(
-        diag, first_failure=_dated_event(diag.first_failure, year),
-        symptoms=_dated_matches(diag.symptoms, year), evidence=_dated_matches(diag.evidence, year),
+        diag,
+        first_failure=_dated_event(diag.first_failure, year),
+        symptoms=_dated_matches(diag.symptoms, year),
+        evidence=_dated_matches(diag.evidence, year),
         unexplained=tuple(_dated_event(e, year) for e in diag.unexplained),  # type: ignore[misc]
         hypotheses=tuple(dataclasses.replace(h, evidence=_dated_matches(h.evidence, year)) for h in diag.hypotheses),
     )
@@ -270,21 +285,34 @@ def _rank_summary(ev: JobEvidence, diag: Diagnosis) -> dict[str, Any]:
     if ff_time is not None:
         quiet = [r for r in seen if ranks[r].last is not None and (ranks[r].last or ff_time) < ff_time]
     listed = seen[:MAX_LISTED_RANKS]
-    ranges_text = {k: _ranges_text(ranges(v), len(v))
-                   for k, v in (("seen", seen), ("with_errors", with_errors), ("silent_before_failure", quiet))}
+    ranges_text = {
+        k: _ranges_text(ranges(v), len(v))
+        for k, v in (("seen", seen), ("with_errors", with_errors), ("silent_before_failure", quiet))
+    }
     ranges_text["missing"] = _ranges_text(missing_runs, n_missing)
     prog = ev.progress
     sf = silent_first(dict(prog))
-    return {"world_size": ev.world_size, "seen": listed, "hosts": sorted(ev.hosts)[:MAX_LISTED_RANKS],
-            "with_errors": with_errors[:MAX_LISTED_RANKS], "missing": missing,
-            "silent_before_failure": quiet[:MAX_LISTED_RANKS],
-            "last_seen": {str(r): iso_dated(t) for r in listed if (t := ranks[r].last)},
-            "counts": {"seen": len(seen), "hosts": len(ev.hosts), "with_errors": len(with_errors),
-                       "missing": n_missing, "silent_before_failure": len(quiet)},
-            "ranges": ranges_text,
-            "progress": {str(r): prog[r].to_dict() for r in sorted(prog)[:MAX_LISTED_RANKS] if prog[r].lines},
-            "silent_first": {"ranks": list(sf.ranks)[:MAX_LISTED_RANKS], "reason": sf.reason, "detail": sf.detail}
-            if sf else None}
+    return {
+        "world_size": ev.world_size,
+        "seen": listed,
+        "hosts": sorted(ev.hosts)[:MAX_LISTED_RANKS],
+        "with_errors": with_errors[:MAX_LISTED_RANKS],
+        "missing": missing,
+        "silent_before_failure": quiet[:MAX_LISTED_RANKS],
+        "last_seen": {str(r): iso_dated(t) for r in listed if (t := ranks[r].last)},
+        "counts": {
+            "seen": len(seen),
+            "hosts": len(ev.hosts),
+            "with_errors": len(with_errors),
+            "missing": n_missing,
+            "silent_before_failure": len(quiet),
+        },
+        "ranges": ranges_text,
+        "progress": {str(r): prog[r].to_dict() for r in sorted(prog)[:MAX_LISTED_RANKS] if prog[r].lines},
+        "silent_first": {"ranks": list(sf.ranks)[:MAX_LISTED_RANKS], "reason": sf.reason, "detail": sf.detail}
+        if sf
+        else None,
+    }
 
 
 def _unknown_when_damaged(diag: Diagnosis, skipped: Sequence[dict[str, Any]]) -> Diagnosis:
@@ -295,9 +323,14 @@ def _unknown_when_damaged(diag: Diagnosis, skipped: Sequence[dict[str, Any]]) ->
     first = skipped[0]["error"]
     more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
     return dataclasses.replace(
-        diag, verdict="unknown", root_cause="unknown", title=taxonomy_title("unknown"), confidence=0.0,
+        diag,
+        verdict="unknown",
+        root_cause="unknown",
+        title=taxonomy_title("unknown"),
+        confidence=0.0,
         message=f"no failure in what could be read, but {len(skipped)} file(s) were not read to the end ({first}"
-                f"{more}): the rest may hold it")
+        f"{more}): the rest may hold it",
+    )
 
 
 def collect(
@@ -336,8 +369,9 @@ def collect(
     given = [os.fspath(p) for p in (paths or ["-"])]
     dumps_only = {p for p in given if only_dumps(p)}  # Flight Recorder dumps given beside the logs: not log input
     if dumps_only and len(dumps_only) == len(given):
-        raise InputError("only Flight Recorder dumps given: pass the job's logs too (files or their directory)",
-                         given[0])
+        raise InputError(
+            "only Flight Recorder dumps given: pass the job's logs too (files or their directory)", given[0]
+        )
     files = expand_paths([p for p in given if p not in dumps_only])
     err_files = error_files([p for p in given if os.path.isdir(p)])
     facts = {p: infer(p) for p in (*files, *err_files)}
@@ -364,7 +398,13 @@ def collect(
             # one unopenable file of a multi-file job: note it, go on
             skipped.append({"path": path, "error": str(exc), "line": None})
     for dmg in read_stats.damaged:  # files that broke mid-way: their lines before the fault were used
-        skipped.append({"path": dmg["path"], "line": dmg["line"], "error": f"{dmg['path']}: {dmg['error']} after line {dmg['line']}"})
+        skipped.append(
+            {
+                "path": dmg["path"],
+                "line": dmg["line"],
+                "error": f"{dmg['path']}: {dmg['error']} after line {dmg['line']}",
+            }
+        )
     for path in err_files:
         ev = error_file_event(path, facts[path])
         if ev is not None:
@@ -373,7 +413,9 @@ def collect(
     if state.events == 0:
         where = files[0] if len(files) == 1 else None
         if skipped:
-            raise InputError(f"no readable log lines; {len(skipped)} file(s) failed, first: {skipped[0]['error']}", where)
+            raise InputError(
+                f"no readable log lines; {len(skipped)} file(s) failed, first: {skipped[0]['error']}", where
+            )
         raise InputError("empty input: no log lines to analyse", where)
     year = _job_year(state, files)
     stats = {
@@ -388,20 +430,36 @@ def collect(
         "rules_over_budget": rules.over_budget(),
         "seconds": round(time.perf_counter() - t0, 4),
     }
-    ranks = {r: RankActivity(a.events, a.errors, _normalise(a.first, year), _normalise(a.last, year), frozenset(a.hosts))
-             for r, a in state.ranks.items()}
-    progress = {r: dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
-                for r, p in state.progress.ranks.items()}
+    ranks = {
+        r: RankActivity(a.events, a.errors, _normalise(a.first, year), _normalise(a.last, year), frozenset(a.hosts))
+        for r, a in state.ranks.items()
+    }
+    progress = {
+        r: dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
+        for r, p in state.progress.ranks.items()
+    }
     # Flight Recorder dumps next to the logs or given as files (raises InputError for a dump it refuses to read)
     flight = flight_from_paths([p for p in given if p != "-"], state.world_size)
     return JobEvidence(
-        matches=tuple(state.matches), facts=tuple(state.facts), context_hits=frozenset(state.context_hits),
-        last_lines=MappingProxyType(dict(state.last_lines)), unexplained=tuple(state.unexplained),
-        notable=tuple(state.notable), tail=tuple(state.tail), versions=MappingProxyType(dict(state.versions)),
-        elastic_root=state.elastic_root, world_size=state.world_size, ranks=MappingProxyType(ranks),
-        hosts=frozenset(state.hosts), clock=MappingProxyType({k: _normalise(t, year) for k, t in state.clock.items()}),
-        file_index=MappingProxyType(file_index), stats=MappingProxyType(stats),
-        progress=MappingProxyType(progress), end_time=_normalise(state.last_time, year), flight=flight, year=year,
+        matches=tuple(state.matches),
+        facts=tuple(state.facts),
+        context_hits=frozenset(state.context_hits),
+        last_lines=MappingProxyType(dict(state.last_lines)),
+        unexplained=tuple(state.unexplained),
+        notable=tuple(state.notable),
+        tail=tuple(state.tail),
+        versions=MappingProxyType(dict(state.versions)),
+        elastic_root=state.elastic_root,
+        world_size=state.world_size,
+        ranks=MappingProxyType(ranks),
+        hosts=frozenset(state.hosts),
+        clock=MappingProxyType({k: _normalise(t, year) for k, t in state.clock.items()}),
+        file_index=MappingProxyType(file_index),
+        stats=MappingProxyType(stats),
+        progress=MappingProxyType(progress),
+        end_time=_normalise(state.last_time, year),
+        flight=flight,
+        year=year,
     )
 
 
@@ -424,8 +482,13 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
     matches = rules.finalize(list(evidence.matches), set(evidence.context_hits), dict(evidence.last_lines))
     order = _order(evidence, [m.event for m in matches])
     diag = diagnose(
-        matches, rules, list(evidence.unexplained),
-        order=order, stats=dict(evidence.stats), versions=dict(evidence.versions), elastic_root=evidence.elastic_root,
+        matches,
+        rules,
+        list(evidence.unexplained),
+        order=order,
+        stats=dict(evidence.stats),
+        versions=dict(evidence.versions),
+        elastic_root=evidence.elastic_root,
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)

@@ -4,6 +4,7 @@ A log is untrusted input: ``[rank0]: world_size=100000000`` once made ``analyze`
 ranks, and a 5000-digit rank id made ``int()`` raise (CPython's 4300-digit limit). Every parser goes through
 ``number`` instead of ``int`` for ranks, world sizes, pids and counts: an out-of-range value reads as absent.
 """
+
 from __future__ import annotations
 
 # Ranks in one job. The largest training jobs reported run ~10^5 GPUs; 2^20 leaves 10x headroom and keeps a rank

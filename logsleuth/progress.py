@@ -11,6 +11,7 @@ progress (a rank that announces a step and then stalls has not completed it).
 Usage: ``tracker = ProgressTracker()``, ``tracker.add(event)`` for each event of the job (cheap; bounded memory:
 one record per rank), then ``tracker.ranks`` and ``silent_first(tracker.ranks)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,8 +27,10 @@ from .types import Event
 _EPOCH = regex.compile(r"(?i)\bepoch\b\s*[:=#]?\s*\[?(\d+)")
 _STEP = regex.compile(r"(?i)\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)")
 _MICRO = regex.compile(r"(?i)\bmicro(?:[_ -]?(?:step|batch))?\b\s*[:=#]?\s*(\d+)")
-_METRIC = regex.compile(r"(?i)\b(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput"
-                        r"|tflops|mfu|ppl|perplexity|accuracy|acc)\b")
+_METRIC = regex.compile(
+    r"(?i)\b(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput"
+    r"|tflops|mfu|ppl|perplexity|accuracy|acc)\b"
+)
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
 GATE: tuple[str, ...] = (r"(?i:step|iter)",)
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
@@ -61,9 +64,18 @@ class RankProgress:
     def to_dict(self) -> dict[str, object]:
         from .parse.timestamps import iso_dated
 
-        return {"rank": self.rank, "step": self.counter[1], "epoch": self.counter[0], "micro": self.counter[2],
-                "path": self.path, "line": self.line, "time": iso_dated(self.time), "last_time": iso_dated(self.last_time),
-                "lines": self.lines, "text": self.text[:300]}
+        return {
+            "rank": self.rank,
+            "step": self.counter[1],
+            "epoch": self.counter[0],
+            "micro": self.counter[2],
+            "path": self.path,
+            "line": self.line,
+            "time": iso_dated(self.time),
+            "last_time": iso_dated(self.last_time),
+            "lines": self.lines,
+            "text": self.text[:300],
+        }
 
 
 def progress_counter(text: str) -> tuple[int, int, int] | None:
@@ -160,8 +172,12 @@ def silent_first(ranks: dict[int, RankProgress]) -> SilentFirst | None:
         low = min(r.counter for r in behind)
         culprits = tuple(sorted((r for r in behind if r.counter == low), key=lambda r: r.rank))
         names = ", ".join(str(r.rank) for r in culprits)
-        return SilentFirst(tuple(r.rank for r in culprits), "behind",
-                           f"rank {names} last printed {_fmt(low)}; other ranks reached {_fmt(top)}", culprits)
+        return SilentFirst(
+            tuple(r.rank for r in culprits),
+            "behind",
+            f"rank {names} last printed {_fmt(low)}; other ranks reached {_fmt(top)}",
+            culprits,
+        )
     if behind:
         return None
     timed = [r for r in ranks.values() if r.last_time is not None]
@@ -172,8 +188,9 @@ def silent_first(ranks: dict[int, RankProgress]) -> SilentFirst | None:
     gap = (second.last_time - first.last_time).total_seconds()  # type: ignore[operator]
     if gap < QUIET_SECONDS:
         return None
-    return SilentFirst((first.rank,), "quiet",
-                       f"rank {first.rank}'s output stopped {gap:.0f}s before any other rank's", (first,))
+    return SilentFirst(
+        (first.rank,), "quiet", f"rank {first.rank}'s output stopped {gap:.0f}s before any other rank's", (first,)
+    )
 
 
 def typical_step_seconds(ranks: dict[int, RankProgress]) -> float | None:

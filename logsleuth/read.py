@@ -10,6 +10,7 @@ Damaged input never hides what it held: a truncated or corrupt ``.gz``/``.zst`` 
 error mid-file ends the file's lines where the fault is, the lines before it are used, and the fault is recorded in
 ``ReadStats.damaged`` (file, last good line, what broke). Decompressed bytes are what counts against size limits.
 """
+
 from __future__ import annotations
 
 import io
@@ -68,8 +69,9 @@ class ReadStats:
     def check_size(self) -> None:
         """Raise ``SizeLimitError`` when the bytes read so far pass ``max_bytes``."""
         if self.max_bytes is not None and self.bytes > self.max_bytes:
-            raise SizeLimitError(f"over the limit of {self.max_bytes} bytes of log data (decompressed); "
-                                 "read no further")
+            raise SizeLimitError(
+                f"over the limit of {self.max_bytes} bytes of log data (decompressed); read no further"
+            )
 
 
 def clean_line(raw: bytes) -> str:
@@ -229,7 +231,7 @@ class Decompressed(io.RawIOBase):
                 return 0
             self._out, self._pos = self._step(), 0
         n = min(len(b), len(self._out) - self._pos)
-        b[:n] = self._out[self._pos:self._pos + n]
+        b[:n] = self._out[self._pos : self._pos + n]
         self._pos += n
         return n
 
@@ -244,8 +246,9 @@ class Decompressed(io.RawIOBase):
             self.compressed += len(block)
             self._pending = memoryview(block) if self._kind == "zst" else block
             if not self._pending:
-                return self._stop("the compressed stream ends before its end marker (truncated file)"
-                                  if self._in_member else None)
+                return self._stop(
+                    "the compressed stream ends before its end marker (truncated file)" if self._in_member else None
+                )
         self._in_member = True
         try:
             if self._kind == "gz":
@@ -264,8 +267,10 @@ class Decompressed(io.RawIOBase):
             self._dec = self._new()
         self.produced += len(out)
         if self.produced > RATIO_FLOOR and self.produced > MAX_RATIO * self.compressed:
-            self._stop(f"decompresses to over {MAX_RATIO}x its size (a compression bomb?); stopped after "
-                       f"{self.produced >> 20} MiB")
+            self._stop(
+                f"decompresses to over {MAX_RATIO}x its size (a compression bomb?); stopped after "
+                f"{self.produced >> 20} MiB"
+            )
         return out
 
     def close(self) -> None:
@@ -323,9 +328,18 @@ class LineGate:
         confirm: ``(raw line bytes, seen) -> bool``; ``seen`` is what the caller passed to ``iter_lines``.
     """
 
-    def __init__(self, patterns: Iterable[str], block_literals: Iterable[str] = (), *, before: int = 2,
-                 after: int = 2, block_after: int = 300, tail: int = 400, check_patterns: Iterable[str] = (),
-                 confirm: Callable[[bytes, Any], bool] | None = None) -> None:
+    def __init__(
+        self,
+        patterns: Iterable[str],
+        block_literals: Iterable[str] = (),
+        *,
+        before: int = 2,
+        after: int = 2,
+        block_after: int = 300,
+        tail: int = 400,
+        check_patterns: Iterable[str] = (),
+        confirm: Callable[[bytes, Any], bool] | None = None,
+    ) -> None:
         self.patterns = tuple(patterns)
         self.block_literals = tuple(block_literals)
         self.before, self.after, self.block_after, self.tail = before, after, block_after, tail
@@ -353,8 +367,9 @@ class LineGate:
             opts = re2.Options()
             opts.max_mem = 64 << 20
             blocks = tuple(lit.encode() for lit in self.block_literals)
-            joined = "|".join(f"(?:{p})" for p in (*self.patterns, *(re2.escape(b).decode() for b in blocks),
-                                                   r"\x1b", r"\x00"))
+            joined = "|".join(
+                f"(?:{p})" for p in (*self.patterns, *(re2.escape(b).decode() for b in blocks), r"\x1b", r"\x00")
+            )
             check = None
             if self.check_patterns:
                 check = re2.compile("|".join(f"(?:{p})" for p in self.check_patterns).encode(), opts)
@@ -388,8 +403,9 @@ def _iter_raw(stream: BinaryIO, stats: ReadStats, where: list[int]) -> Iterator[
         yield line_no, raw
 
 
-def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: LineGate,
-                compiled: tuple[Any, Any, Any], seen: Any) -> Iterator[tuple[int, bytes]]:
+def _iter_gated(
+    stream: BinaryIO, stats: ReadStats, where: list[int], gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any
+) -> Iterator[tuple[int, bytes]]:
     """The lines ``gate`` keeps, in order, as ``(line_number, raw bytes)``; reads whole blocks.
 
     Decisions lag ``gate.tail`` lines behind the read position, so that the file's last lines can be kept and a
@@ -418,7 +434,7 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
             nl = block.find(b"\n")
             if nl < 0:
                 continue
-            block = block[nl + 1:]
+            block = block[nl + 1 :]
             dropping = False
         data = carry + block
         last_nl = data.rfind(b"\n")
@@ -433,7 +449,7 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
                 carry = data
                 continue
         else:
-            carry = data[last_nl + 1:]
+            carry = data[last_nl + 1 :]
             if len(carry) >= MAX_LINE_BYTES:
                 data = data[: last_nl + 1] + carry[:MAX_LINE_BYTES] + b"\n"
                 carry, dropping = b"", True
@@ -463,8 +479,7 @@ def _iter_gated(stream: BinaryIO, stats: ReadStats, where: list[int], gate: Line
         where[0] = held_first + len(held) - 1
         if eof or len(held) > lag:
             n = len(held) if eof else len(held) - lag
-            for item in _decide(held, held_first, n, keep, gate.tail if eof else 0, stats):
-                yield item
+            yield from _decide(held, held_first, n, keep, gate.tail if eof else 0, stats)
             end = held_first + n
             keep = {k for k in keep if k >= end}
             del held[:n]
@@ -491,8 +506,9 @@ def _hit_lines(search: Any, region: bytes, base: int) -> Iterator[tuple[int, int
         idx += 1
 
 
-def _decide(held: list[bytes], first: int, n: int, keep: set[int], tail: int,
-            stats: ReadStats) -> list[tuple[int, bytes]]:
+def _decide(
+    held: list[bytes], first: int, n: int, keep: set[int], tail: int, stats: ReadStats
+) -> list[tuple[int, bytes]]:
     """The kept lines among ``held[:n]`` (line numbers from ``first``); the last ``tail`` of them always."""
     end = first + n
     tail_from = end - tail
@@ -502,8 +518,9 @@ def _decide(held: list[bytes], first: int, n: int, keep: set[int], tail: int,
     return [(k, held[k - first]) for k in kept]
 
 
-def iter_lines(path: str, stats: ReadStats | None = None, gate: LineGate | None = None,
-               seen: Any = ()) -> Iterator[tuple[int, str]]:
+def iter_lines(
+    path: str, stats: ReadStats | None = None, gate: LineGate | None = None, seen: Any = ()
+) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for one file or ``"-"`` (stdin), line numbers 1-based.
 
     Args:

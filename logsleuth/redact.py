@@ -15,6 +15,7 @@ Secrets are found two ways, and both are replaced by ``[REDACTED]``:
   (limits 4.5 and 3.0 bits per character, detect-secrets' defaults). Its public-IPv4 plugin is left out: hosts are
   aliased only with ``--redact-hosts``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,7 +28,9 @@ import regex
 MASK = "[REDACTED]"
 _NOT_MASKED = r"(?!\[REDACTED)"
 # key names that hold a secret, as the whole key or its last word: API_KEY, hf_token, SecretAccessKey, db-password
-_SECRET_KEY = r"(?:api[_-]?key|token|secret(?:[_-]?access)?[_-]?key|secret|access[_-]?key|passw(?:or)?d|pwd|credentials?)"
+_SECRET_KEY = (
+    r"(?:api[_-]?key|token|secret(?:[_-]?access)?[_-]?key|secret|access[_-]?key|passw(?:or)?d|pwd|credentials?)"
+)
 _SECRETS: tuple[tuple[regex.Pattern[str], str], ...] = (
     (regex.compile(r"(?<=://[^/\s:@]{1,256}:)[^@\s/]{1,256}(?=@)"), MASK),
     (regex.compile(r"(?i:\b(?:authorization:\s*)?bearer)\s+[A-Za-z0-9._~+/=-]{8,}"), f"Bearer {MASK}"),
@@ -39,13 +42,17 @@ _SECRETS: tuple[tuple[regex.Pattern[str], str], ...] = (
     # JSON Web Token: base64url header and payload both start with '{"' -> 'eyJ'
     (regex.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), MASK),
     # key=value, key: value, 'Key': 'value', "key" = "value" (JSON, boto, env dumps, argparse Namespace reprs)
-    (regex.compile(rf"(?i:\b([\w-]*{_SECRET_KEY})([\"']?\s*[=:]\s*[\"']?)){_NOT_MASKED}[^\s\"',;}}\)]{{4,}}"),
-     rf"\g<1>\g<2>{MASK}"),
+    (
+        regex.compile(rf"(?i:\b([\w-]*{_SECRET_KEY})([\"']?\s*[=:]\s*[\"']?)){_NOT_MASKED}[^\s\"',;}}\)]{{4,}}"),
+        rf"\g<1>\g<2>{MASK}",
+    ),
     # --password X / --hf-token=X / --api-key X on a command line
     (regex.compile(rf"(?i:(--[\w-]*{_SECRET_KEY})(=|\s+)){_NOT_MASKED}(?!-)[^\s\"',;]+"), rf"\g<1>\g<2>{MASK}"),
     # `wandb login <key>` (wandb/cli/cli.py), with or without --relogin/--host
-    (regex.compile(rf"(?i:\b(wandb\s+login\s+(?:--[\w-]+(?:[= ]\S+)?\s+)*)){_NOT_MASKED}[A-Za-z0-9_-]{{20,}}"),
-     rf"\g<1>{MASK}"),
+    (
+        regex.compile(rf"(?i:\b(wandb\s+login\s+(?:--[\w-]+(?:[= ]\S+)?\s+)*)){_NOT_MASKED}[A-Za-z0-9_-]{{20,}}"),
+        rf"\g<1>{MASK}",
+    ),
     # netrc: machine H login U password P (also `password P` where P looks like a token: long, with a digit)
     (regex.compile(rf"(?i:\b(login\s+\S+\s+password\s+)){_NOT_MASKED}\S+"), rf"\g<1>{MASK}"),
     (regex.compile(rf"(?i:\b(password\s+)){_NOT_MASKED}(?=[^\s]*\d)[^\s\"',;]{{8,}}"), rf"\g<1>{MASK}"),
@@ -112,18 +119,39 @@ def strip_controls(text: str) -> str:
 
 _IPV4 = r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])"
 # an IPv6 candidate (validated with ``ipaddress``): hex groups and at least two colons, optional IPv4 tail and zone
-_IPV6 = r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?<=:)(?:\d{1,3}\.){3}\d{1,3})?(?:%[\w.]+)?(?![\w:]|\.\d)"
+_IPV6 = (
+    r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?<=:)(?:\d{1,3}\.){3}\d{1,3})?(?:%[\w.]+)?(?![\w:]|\.\d)"
+)
 # host names with a TLD hosts use; the internal ones (a.b.local, x.ec2.internal) need three labels so that Python
 # names (threading.local) are left alone
 _PUBLIC_TLD = r"com|net|org|edu|gov|io|ai|co|cloud|us|uk|de|fr|jp|cn|kr|ca|au|nl|ch|se|eu|sg|tw|il"
 _INTERNAL_TLD = r"local|localdomain|internal|lan|corp|intra|cluster|svc|home"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_FQDN = (rf"(?<![\w.-])(?:(?:{_LABEL}\.)+(?i:{_PUBLIC_TLD})|{_LABEL}\.(?:{_LABEL}\.)+(?i:{_INTERNAL_TLD}))"
-         r"(?![\w-]|\.[A-Za-z0-9])")
+_FQDN = (
+    rf"(?<![\w.-])(?:(?:{_LABEL}\.)+(?i:{_PUBLIC_TLD})|{_LABEL}\.(?:{_LABEL}\.)+(?i:{_INTERNAL_TLD}))"
+    r"(?![\w-]|\.[A-Za-z0-9])"
+)
 # public project sites that rules and tracebacks cite: naming them hides nothing about the user's cluster
-_PUBLIC_SITES = ("github.com", "githubusercontent.com", "pytorch.org", "python.org", "nvidia.com", "huggingface.co",
-                 "ray.io", "readthedocs.io", "pypi.org", "vllm.ai", "deepspeed.ai", "stackoverflow.com",
-                 "microsoft.com", "wandb.ai", "anyscale.com", "kubernetes.io", "docker.com", "slurm.schedmd.com")
+_PUBLIC_SITES = (
+    "github.com",
+    "githubusercontent.com",
+    "pytorch.org",
+    "python.org",
+    "nvidia.com",
+    "huggingface.co",
+    "ray.io",
+    "readthedocs.io",
+    "pypi.org",
+    "vllm.ai",
+    "deepspeed.ai",
+    "stackoverflow.com",
+    "microsoft.com",
+    "wandb.ai",
+    "anyscale.com",
+    "kubernetes.io",
+    "docker.com",
+    "slurm.schedmd.com",
+)
 _HOSTS_IN_TEXT = regex.compile(rf"(?P<v4>{_IPV4})|(?P<v6>{_IPV6})|(?P<fqdn>{_FQDN})")
 
 

@@ -3,6 +3,7 @@ text, markdown and html (``reports/<format>.j2``; ``--template-dir`` overrides b
 
 Every format renders from the same redacted dict, so a secret redacted for one is redacted for all.
 """
+
 from __future__ import annotations
 
 import functools
@@ -102,10 +103,20 @@ def rank_set(ranks: dict[str, Any], key: str) -> str:
 
 def _event(e: Event) -> dict[str, Any]:
     dated = e.time is not None and e.time.year != YEARLESS
-    return {"path": e.path, "line": e.line, "end_line": e.end_line, "time": iso(e.time) if dated else None,
-            "time_raw": None if dated or e.time is None else iso(e.time), "host": e.host,
-            "rank": e.rank, "local_rank": e.local_rank, "pid": e.pid, "source": e.source, "level": e.level,
-            "text": _clip(e.text)}
+    return {
+        "path": e.path,
+        "line": e.line,
+        "end_line": e.end_line,
+        "time": iso(e.time) if dated else None,
+        "time_raw": None if dated or e.time is None else iso(e.time),
+        "host": e.host,
+        "rank": e.rank,
+        "local_rank": e.local_rank,
+        "pid": e.pid,
+        "source": e.source,
+        "level": e.level,
+        "text": _clip(e.text),
+    }
 
 
 def _match(m: Match) -> dict[str, Any]:
@@ -119,9 +130,19 @@ def _unexplained_item(e: Event) -> dict[str, Any]:
     return dict(_event(e), id=None, rule_id=None, role=None, confidence=None)
 
 
-RANK_KEYS = {"world_size": None, "seen": [], "hosts": [], "with_errors": [], "missing": [],
-             "silent_before_failure": [], "last_seen": {}, "progress": {}, "silent_first": None,
-             "counts": {}, "ranges": {}}
+RANK_KEYS = {
+    "world_size": None,
+    "seen": [],
+    "hosts": [],
+    "with_errors": [],
+    "missing": [],
+    "silent_before_failure": [],
+    "last_seen": {},
+    "progress": {},
+    "silent_first": None,
+    "counts": {},
+    "ranges": {},
+}
 
 
 def to_dict(d: Diagnosis) -> dict[str, Any]:
@@ -141,9 +162,17 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
             "severity": d.severity,
         },
         "first_failure": _event(ff) if ff else None,
-        "hypotheses": [{"id": h.root_cause, "confidence": h.confidence, "method": h.method, "rule_id": h.rule_id,
-                        "line": h.evidence[0].event.line if h.evidence else None,
-                        "path": h.evidence[0].event.path if h.evidence else None} for h in d.hypotheses],
+        "hypotheses": [
+            {
+                "id": h.root_cause,
+                "confidence": h.confidence,
+                "method": h.method,
+                "rule_id": h.rule_id,
+                "line": h.evidence[0].event.line if h.evidence else None,
+                "path": h.evidence[0].event.path if h.evidence else None,
+            }
+            for h in d.hypotheses
+        ],
         "symptoms": [_match(m) for m in d.symptoms],
         "evidence": evidence,
         "unexplained": [_event(e) for e in d.unexplained],
@@ -155,7 +184,9 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
     }
 
 
-def prepare(d: Diagnosis | dict[str, Any], *, redact_secrets: bool = True, redact_hosts: bool = False) -> dict[str, Any]:
+def prepare(
+    d: Diagnosis | dict[str, Any], *, redact_secrets: bool = True, redact_hosts: bool = False
+) -> dict[str, Any]:
     """The dict every format renders from: ``to_dict`` (or a saved JSON result) with redaction applied and control
     characters stripped (``redact.redact``)."""
     data = to_dict(d) if isinstance(d, Diagnosis) else d

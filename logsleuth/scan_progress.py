@@ -3,6 +3,7 @@
 Shown only on an interactive terminal: never when stderr is piped or redirected, nor when ``CI`` is set to a true
 value (``true``/``1``/``yes``), nor with ``TERM=dumb``.
 """
+
 from __future__ import annotations
 
 import os
@@ -11,7 +12,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import (
-    BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn, TransferSpeedColumn,
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
 )
 
 from .scan import ScanProgress
@@ -51,8 +58,9 @@ class ScanProgressBar:
         self.progress.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.progress.stop()
 
     def __call__(self, ev: ScanProgress) -> None:

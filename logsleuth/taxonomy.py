@@ -1,4 +1,5 @@
 """Root-cause ids (the public contract; from the project's taxonomy.md). Never rename one: users filter on them."""
+
 from __future__ import annotations
 
 NOT_A_CAUSE = {

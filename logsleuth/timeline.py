@@ -4,6 +4,7 @@ Rows are ranks (or hosts/files when the line names no rank); the x axis is time 
 one, else the line order. Marks: the first failure, the root cause's other evidence, symptoms, unexplained errors,
 and where each rank's progress stopped (its last step line, ``ranks.progress``); the culprit's row is flagged.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -51,8 +52,19 @@ def build(data: dict[str, Any]) -> dict[str, Any] | None:
     progress = (data.get("ranks") or {}).get("progress") or {}
     for p in progress.values():
         if not ff or (p.get("path"), p.get("line")) != (ff.get("path"), ff.get("line")):
-            marks.append(({"rank": p.get("rank"), "path": p.get("path"), "line": p.get("line"), "time": p.get("time"),
-                           "text": p.get("text", ""), "id": "last step"}, "stopped"))
+            marks.append(
+                (
+                    {
+                        "rank": p.get("rank"),
+                        "path": p.get("path"),
+                        "line": p.get("line"),
+                        "time": p.get("time"),
+                        "text": p.get("text", ""),
+                        "id": "last step",
+                    },
+                    "stopped",
+                )
+            )
     if data.get("verdict") == "unknown":
         marks += [(e, "error") for e in data.get("unexplained", [])]
     if not marks:
@@ -72,7 +84,10 @@ def build(data: dict[str, Any]) -> dict[str, Any] | None:
         axis = "line order"
     lo, hi = min(xs), max(xs)
     span = (hi - lo) or 1.0
-    labels = sorted({_row(e) for e, _ in marks}, key=lambda s: (not s.startswith("rank "), int(s[5:]) if s.startswith("rank ") and s[5:].isdigit() else 0, s))
+    labels = sorted(
+        {_row(e) for e, _ in marks},
+        key=lambda s: (not s.startswith("rank "), int(s[5:]) if s.startswith("rank ") and s[5:].isdigit() else 0, s),
+    )
     ys = {label: TOP + i * ROW for i, label in enumerate(labels)}
     out_marks = []
     for (e, kind), x in zip(marks, xs):
@@ -84,8 +99,13 @@ def build(data: dict[str, Any]) -> dict[str, Any] | None:
     first_t = min(times) if use_time else None  # type: ignore[type-var]
     last_t = max(times) if use_time else None  # type: ignore[type-var]
     return {
-        "width": WIDTH, "height": TOP + len(labels) * ROW + 30,
+        "width": WIDTH,
+        "height": TOP + len(labels) * ROW + 30,
         "rows": [{"label": k, "y": v, "culprit": k in culprit_rows} for k, v in ys.items()],
-        "marks": out_marks, "axis": axis, "left": LEFT, "right": WIDTH - RIGHT,
-        "start": first_t.isoformat() if first_t else "", "end": last_t.isoformat() if last_t else "",
+        "marks": out_marks,
+        "axis": axis,
+        "left": LEFT,
+        "right": WIDTH - RIGHT,
+        "start": first_t.isoformat() if first_t else "",
+        "end": last_t.isoformat() if last_t else "",
     }

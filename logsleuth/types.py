@@ -1,4 +1,5 @@
 """Core data types: frozen dataclasses, dicts only at the edges (``to_dict``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -42,4 +42,5 @@ package (features, training, evaluation) imports the core, never the reverse. ``
 ``--no-model`` skips all of this. ``explain=True`` records the vote, the top lines
 and the top n-gram features in ``diagnosis.stats["explain"]``.
 """
+
 from __future__ import annotations

@@ -6,6 +6,7 @@ name a cause from the context that remains when its decisive line is missing (a 
 Only the winning rule's matched lines go (``RuleSet.matched_lines``): a traceback loses its exception line and
 keeps its frames; a one-line event goes whole.
 """
+
 from __future__ import annotations
 
 import tempfile

@@ -24,6 +24,7 @@ Metrics per system (``metrics``): ``accuracy`` (abstentions count as wrong), ``m
 ``per_class`` precision/recall/f1/support, ``abstain_rate``, ``n``, ``no_failure_fp_rate`` (share of ``no_failure``
 logs reported as anything else) and the ``confusion`` matrix.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, LogsleuthError
 from ..combine import NO_FAILURE_OVERRIDE, combine
+from ..errors import InputError, LogsleuthError
 from .features import Sample, load_corpus
 from .model import DEFAULT_THRESHOLD, Classifier, Vote
 
@@ -63,6 +64,8 @@ def ecosystem_groups(samples: Sequence[Sample], min_logs: int = MIN_ECOSYSTEM_LO
 
     n = Counter(ecosystem_of(s) for s in samples)
     return [ecosystem_of(s) if n[ecosystem_of(s)] >= min_logs else OTHER for s in samples]
+
+
 ABSTAIN = "unknown"
 
 
@@ -101,13 +104,27 @@ def metrics(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, Any]:
 
     n = len(y_true)
     if n == 0:
-        return {"accuracy": 0.0, "macro_f1": 0.0, "per_class": {}, "abstain_rate": 0.0, "n": 0,
-                "no_failure_fp_rate": None, "confusion": {"labels": [], "matrix": []}}
+        return {
+            "accuracy": 0.0,
+            "macro_f1": 0.0,
+            "per_class": {},
+            "abstain_rate": 0.0,
+            "n": 0,
+            "no_failure_fp_rate": None,
+            "confusion": {"labels": [], "matrix": []},
+        }
     true_labels = sorted(set(y_true))
     listed = sorted((set(y_true) | set(y_pred)) - {ABSTAIN})
     p, r, f, s = precision_recall_fscore_support(y_true, y_pred, labels=listed, zero_division=0)
-    per_class = {lab: {"precision": round(float(p[i]), 4), "recall": round(float(r[i]), 4),
-                       "f1": round(float(f[i]), 4), "support": int(s[i])} for i, lab in enumerate(listed)}
+    per_class = {
+        lab: {
+            "precision": round(float(p[i]), 4),
+            "recall": round(float(r[i]), 4),
+            "f1": round(float(f[i]), 4),
+            "support": int(s[i]),
+        }
+        for i, lab in enumerate(listed)
+    }
     cm_labels = listed + ([ABSTAIN] if ABSTAIN in set(y_true) | set(y_pred) else [])
     nf = [yp for yt, yp in zip(y_true, y_pred) if yt == "no_failure"]
     return {
@@ -117,8 +134,7 @@ def metrics(y_true: Sequence[str], y_pred: Sequence[str]) -> dict[str, Any]:
         "abstain_rate": round(sum(y == ABSTAIN for y in y_pred) / n, 4),
         "n": n,
         "no_failure_fp_rate": round(sum(y != "no_failure" for y in nf) / len(nf), 4) if nf else None,
-        "confusion": {"labels": cm_labels,
-                      "matrix": confusion_matrix(y_true, y_pred, labels=cm_labels).tolist()},
+        "confusion": {"labels": cm_labels, "matrix": confusion_matrix(y_true, y_pred, labels=cm_labels).tolist()},
     }
 
 
@@ -226,18 +242,43 @@ def evaluate(
                 if ab is None:
                     continue  # the rules did not get it right: there is no decisive line to delete
                 if ab.diagnosis is None:  # emptied
-                    outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, ABSTAIN, ABSTAIN, ABSTAIN,
-                                            "none", fold, emptied=True, split=s.row.split, events_left=0,
-                                            ecosystem=eco_of[id(s)]))
+                    outcomes.append(
+                        Outcome(
+                            s.row.file,
+                            s.row.group,
+                            s.row.label,
+                            ABSTAIN,
+                            ABSTAIN,
+                            ABSTAIN,
+                            "none",
+                            fold,
+                            emptied=True,
+                            split=s.row.split,
+                            events_left=0,
+                            ecosystem=eco_of[id(s)],
+                        )
+                    )
                     continue
                 diag, lines = ab.diagnosis, ab.lines
             else:
                 diag, lines = s.diagnosis, s.lines
             vote = clf.vote_lines(lines, diag) if clf is not None and lines else None
             comb = combine(diag, lambda v=vote: v, rules)
-            outcomes.append(Outcome(s.row.file, s.row.group, s.row.label, diag.root_cause, _model_answer(vote),
-                                    comb.root_cause, comb.method, fold, split=s.row.split,
-                                    events_left=len(lines) if drop_rule_lines else None, ecosystem=eco_of[id(s)]))
+            outcomes.append(
+                Outcome(
+                    s.row.file,
+                    s.row.group,
+                    s.row.label,
+                    diag.root_cause,
+                    _model_answer(vote),
+                    comb.root_cause,
+                    comb.method,
+                    fold,
+                    split=s.row.split,
+                    events_left=len(lines) if drop_rule_lines else None,
+                    ecosystem=eco_of[id(s)],
+                )
+            )
         if progress is not None:
             progress(fold + 1, k)
     y = [o.label for o in outcomes]
@@ -254,9 +295,17 @@ def evaluate(
                 part = [o for o in outcomes if (o.ecosystem or UNLABELLED) == eco]
                 m = metrics([o.label for o in part], [getattr(o, sys_) for o in part])
                 scores[sys_]["by_ecosystem"][eco] = {k_: m[k_] for k_ in SPLIT_KEYS}
-    return EvalResult(scores, outcomes, k, n_groups, threshold, drop_rule_lines, group_by,
-                      ablated_of=sum(1 for s in samples if s.ablated is not None) if drop_rule_lines else 0,
-                      emptied=sum(o.emptied for o in outcomes))
+    return EvalResult(
+        scores,
+        outcomes,
+        k,
+        n_groups,
+        threshold,
+        drop_rule_lines,
+        group_by,
+        ablated_of=sum(1 for s in samples if s.ablated is not None) if drop_rule_lines else 0,
+        emptied=sum(o.emptied for o in outcomes),
+    )
 
 
 def by_context(outcomes: Sequence[Outcome], system: str) -> dict[str, dict[str, Any]]:
@@ -264,8 +313,11 @@ def by_context(outcomes: Sequence[Outcome], system: str) -> dict[str, dict[str, 
     (accuracy None for an empty bin)."""
     out = {}
     for name, lo, hi in CONTEXT_BINS:
-        part = [o for o in outcomes if o.events_left is not None and o.events_left >= lo
-                and (hi is None or o.events_left <= hi)]
+        part = [
+            o
+            for o in outcomes
+            if o.events_left is not None and o.events_left >= lo and (hi is None or o.events_left <= hi)
+        ]
         acc = round(sum(getattr(o, system) == o.label for o in part) / len(part), 4) if part else None
         out[name] = {"n": len(part), "accuracy": acc}
     return out
@@ -278,8 +330,13 @@ def to_json(result: EvalResult) -> dict[str, Any]:
     out = {}
     for sys_ in SYSTEMS:
         m = dict(result.scores[sys_])
-        m.update(folds=result.folds, groups=result.groups, threshold=result.threshold, group_by=result.group_by,
-                 setting="drop_rule_lines" if result.drop_rule_lines else "full")
+        m.update(
+            folds=result.folds,
+            groups=result.groups,
+            threshold=result.threshold,
+            group_by=result.group_by,
+            setting="drop_rule_lines" if result.drop_rule_lines else "full",
+        )
         if result.drop_rule_lines:
             m["emptied"] = result.emptied
             m["left_clean"] = result.left_clean
@@ -292,34 +349,51 @@ def format_text(result: EvalResult) -> str:
     """A plain-text report: the summary rows, per-class precision/recall, confusion matrices, misses."""
     sc = result.scores
     lines = []
-    what = ("ablation: the lines the winning rule matched deleted from each log the rules got right"
-            if result.drop_rule_lines else "all logs")
+    what = (
+        "ablation: the lines the winning rule matched deleted from each log the rules got right"
+        if result.drop_rule_lines
+        else "all logs"
+    )
     if result.group_by == "ecosystem":
-        lines.append(f"Leave-one-ecosystem-out cross-validation over {result.groups} ecosystems ({what}); "
-                     f"model threshold {result.threshold}")
+        lines.append(
+            f"Leave-one-ecosystem-out cross-validation over {result.groups} ecosystems ({what}); "
+            f"model threshold {result.threshold}"
+        )
     else:
-        lines.append(f"Grouped {result.folds}-fold cross-validation over {result.groups} groups ({what}); "
-                     f"model threshold {result.threshold}")
+        lines.append(
+            f"Grouped {result.folds}-fold cross-validation over {result.groups} groups ({what}); "
+            f"model threshold {result.threshold}"
+        )
     if result.drop_rule_lines:
-        lines.append(f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was a decisive "
-                     f"line) and count as misses; {result.ablated_of - result.emptied} still had lines, of which "
-                     f"{result.left_clean} show no error any more (rules: no_failure; the model may overrule that only at "
-                     f"probability >= {NO_FAILURE_OVERRIDE}).")
+        lines.append(
+            f"{result.ablated_of} logs ablated; {result.emptied} became empty (every line was a decisive "
+            f"line) and count as misses; {result.ablated_of - result.emptied} still had lines, of which "
+            f"{result.left_clean} show no error any more (rules: no_failure; the model may overrule that only at "
+            f"probability >= {NO_FAILURE_OVERRIDE})."
+        )
     lines.append("")
     lines.append(f"{'system':10} {'n':>4} {'accuracy':>9} {'macro-F1':>9} {'abstain':>8} {'no_failure FP':>14}")
     for s in SYSTEMS:
         m = sc[s]
         fp = "-" if m["no_failure_fp_rate"] is None else f"{m['no_failure_fp_rate']:.3f}"
-        lines.append(f"{s:10} {m['n']:>4} {m['accuracy']:>9.3f} {m['macro_f1']:>9.3f} {m['abstain_rate']:>8.3f} "
-                     f"{fp:>14}")
+        lines.append(
+            f"{s:10} {m['n']:>4} {m['accuracy']:>9.3f} {m['macro_f1']:>9.3f} {m['abstain_rate']:>8.3f} {fp:>14}"
+        )
     splits = sorted(sc[SYSTEMS[0]].get("by_split", {}))
     if len(splits) > 1:
-        lines.append("by corpus split (dev: the rules were written from these logs; heldout: collected after the "
-                     "rules were frozen):")
+        lines.append(
+            "by corpus split (dev: the rules were written from these logs; heldout: collected after the "
+            "rules were frozen):"
+        )
         for split in splits:
-            lines.append(f"  {split:8} " + ", ".join(
-                f"{s} {sc[s]['by_split'][split]['accuracy']:.3f}/{sc[s]['by_split'][split]['macro_f1']:.3f}"
-                for s in SYSTEMS) + f"  (accuracy/macro-F1, n={sc[SYSTEMS[0]]['by_split'][split]['n']})")
+            lines.append(
+                f"  {split:8} "
+                + ", ".join(
+                    f"{s} {sc[s]['by_split'][split]['accuracy']:.3f}/{sc[s]['by_split'][split]['macro_f1']:.3f}"
+                    for s in SYSTEMS
+                )
+                + f"  (accuracy/macro-F1, n={sc[SYSTEMS[0]]['by_split'][split]['n']})"
+            )
     ecos = sc[SYSTEMS[0]].get("by_ecosystem", {})
     if ecos:
         lines.append("by ecosystem (accuracy; no_failure FP rate where it has healthy logs):")
@@ -327,18 +401,28 @@ def format_text(result: EvalResult) -> str:
         for eco in ecos:
             row = [sc[s]["by_ecosystem"][eco] for s in SYSTEMS]
             fp = row[2]["no_failure_fp_rate"]
-            lines.append(f"  {eco:18} {row[0]['n']:>4} " + " ".join(f"{r['accuracy']:>9.3f}" for r in row)
-                         + ("" if fp is None else f"  (combined no_failure FP {fp:.3f})"))
+            lines.append(
+                f"  {eco:18} {row[0]['n']:>4} "
+                + " ".join(f"{r['accuracy']:>9.3f}" for r in row)
+                + ("" if fp is None else f"  (combined no_failure FP {fp:.3f})")
+            )
     if result.drop_rule_lines and result.ablated_of > result.emptied:
         kept = [o for o in result.outcomes if not o.emptied]
-        lines.append("on the ablated logs that still had lines: " + ", ".join(
-            f"{s} {sum(getattr(o, s) == o.label for o in kept) / len(kept):.3f}" for s in SYSTEMS)
-            + f" accuracy (n={len(kept)})")
+        lines.append(
+            "on the ablated logs that still had lines: "
+            + ", ".join(f"{s} {sum(getattr(o, s) == o.label for o in kept) / len(kept):.3f}" for s in SYSTEMS)
+            + f" accuracy (n={len(kept)})"
+        )
         ctx = {s: by_context(result.outcomes, s) for s in SYSTEMS}
-        lines.append("by distinct events left after the deletion (accuracy): " + "; ".join(
-            f"{name} n={ctx['rules'][name]['n']}: " + ", ".join(
-                f"{s} {ctx[s][name]['accuracy']:.3f}" for s in SYSTEMS)
-            for name, _, _ in CONTEXT_BINS if ctx["rules"][name]["n"]))
+        lines.append(
+            "by distinct events left after the deletion (accuracy): "
+            + "; ".join(
+                f"{name} n={ctx['rules'][name]['n']}: "
+                + ", ".join(f"{s} {ctx[s][name]['accuracy']:.3f}" for s in SYSTEMS)
+                for name, _, _ in CONTEXT_BINS
+                if ctx["rules"][name]["n"]
+            )
+        )
     lines.append("")
     labels = sorted({lab for s in SYSTEMS for lab in sc[s]["per_class"]})
     lines.append("Per class: precision / recall (support)")

@@ -17,6 +17,7 @@ Training, evaluation and ``analyze`` all build documents with this one function 
 ``tail`` lists (``pipeline.collect``'s ``JobEvidence``), so what the model is trained on is exactly what it sees at
 analysis time.
 """
+
 from __future__ import annotations
 
 import csv
@@ -40,7 +41,6 @@ MAX_EVENT_CHARS = 1500  # characters of one event kept in the text column (a tra
 MAX_TEMPLATE_CHARS = 400  # characters of one masked template kept in the templates column
 MAX_LINES = 300  # distinct events per document (notable first, then the tail)
 N_COLUMNS = 3  # templates, text, rules
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ def _traceback_template(ev: Event) -> str | None:
         stem = str(f.get("file", "")).rsplit("/", 1)[-1].removesuffix(".py")
         words.append(f"{stem}.{f.get('func', '')}")
     exc = str(ev.params.get("exc_type") or "")
-    msg = mask(str(ev.params.get("exc_message") or ""))[:MAX_TEMPLATE_CHARS // 2]
+    msg = mask(str(ev.params.get("exc_message") or ""))[: MAX_TEMPLATE_CHARS // 2]
     head = f"Traceback {exc} {msg}".strip() if exc else "Traceback (incomplete)"
     return f"{head} frames: {' '.join(dict.fromkeys(words))}"
 
@@ -183,7 +183,9 @@ class CorpusRow:
     source: str
     group: str
     split: str = "dev"
-    ecosystem: str = ""  # the source project family (``deepspeed``, ``ray``, ``torchrun``...): manifest column, optional
+    ecosystem: str = (
+        ""  # the source project family (``deepspeed``, ``ray``, ``torchrun``...): manifest column, optional
+    )
 
 
 @dataclass
@@ -247,8 +249,16 @@ def read_manifest(corpus: str | os.PathLike[str]) -> list[CorpusRow]:
                 split = (r.get("split") or "").strip() or "dev"
                 if not _SPLIT.fullmatch(split):
                     raise InputError(f"unknown split {split!r} (expected {', '.join(SPLITS)} or heldout<N>)", where)
-                rows.append(CorpusRow(file, label, (r.get("source") or "").strip(), group_of(file), split,
-                                      (r.get("ecosystem") or "").strip()))
+                rows.append(
+                    CorpusRow(
+                        file,
+                        label,
+                        (r.get("source") or "").strip(),
+                        group_of(file),
+                        split,
+                        (r.get("ecosystem") or "").strip(),
+                    )
+                )
     except OSError as exc:
         raise InputError(f"cannot read the corpus manifest ({exc.strerror or exc})", str(manifest)) from exc
     if not rows:

@@ -12,6 +12,7 @@ public scikit-learn estimators) and these is refused with ``ModelError`` before 
 importing scikit-learn and skops costs). Either file's hash must match the sidecar's. Nothing is read until the
 first job actually asks the model (``default()``), so ``--no-model`` costs nothing.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -89,9 +90,15 @@ class Vote:
             "model_probability": round(self.probability, 4),
             "threshold": self.threshold,
             "ranked": [{"id": k, "probability": round(p, 4)} for k, p in self.ranked],
-            "lines": [{"path": d.event.path, "line": d.event.line, "score": round(s, 4),
-                       "text": d.text.splitlines()[-1][:300] if d.text else ""}
-                      for s, d in self.lines[:TOP_LINES]],
+            "lines": [
+                {
+                    "path": d.event.path,
+                    "line": d.event.line,
+                    "score": round(s, 4),
+                    "text": d.text.splitlines()[-1][:300] if d.text else "",
+                }
+                for s, d in self.lines[:TOP_LINES]
+            ],
             "features": [{"feature": f, "weight": round(w, 4)} for f, w in self.features],
         }
 
@@ -124,8 +131,9 @@ class Classifier:
         """Class probabilities, shape ``(len(rows), len(self.labels))``, for ``features.document`` rows."""
         return self.scorer.predict_proba(rows)
 
-    def vote_lines(self, lines: Sequence[DocLine], diagnosis: Diagnosis | None = None, *,
-                   explain: bool = False) -> Vote:
+    def vote_lines(
+        self, lines: Sequence[DocLine], diagnosis: Diagnosis | None = None, *, explain: bool = False
+    ) -> Vote:
         """Score one job from its ``doc_lines`` and the rules' diagnosis of it.
 
         Args:
@@ -153,8 +161,14 @@ class Classifier:
             features = tuple((sc.feature_name(int(idx[k])), float(contrib[k])) for k in top)
         return Vote(label, float(p[order[0]]), ranked, self.threshold, tuple(scored), features)
 
-    def vote(self, notable: Sequence[Event], tail: Sequence[Event], diagnosis: Diagnosis | None = None, *,
-             explain: bool = False) -> Vote | None:
+    def vote(
+        self,
+        notable: Sequence[Event],
+        tail: Sequence[Event],
+        diagnosis: Diagnosis | None = None,
+        *,
+        explain: bool = False,
+    ) -> Vote | None:
         """The model's vote from the pipeline's ``notable`` and ``tail`` events and the rules' ``diagnosis``; None
         for a job with no text."""
         lines = doc_lines(notable, tail)
@@ -188,8 +202,11 @@ def load(directory: str | os.PathLike[str] = MODEL_DIR) -> Classifier:
     except OSError as exc:
         raise ModelError(f"cannot read the model ({exc.strerror or exc})", str(path)) from exc
     if digest != meta.get("model_sha256"):
-        raise ModelError("model file does not match the sha256 in its sidecar (corrupt or replaced); "
-                         "retrain with 'logsleuth train' or run with --no-model", str(path))
+        raise ModelError(
+            "model file does not match the sha256 in its sidecar (corrupt or replaced); "
+            "retrain with 'logsleuth train' or run with --no-model",
+            str(path),
+        )
     try:
         untrusted = sio.get_untrusted_types(file=path)
     except Exception as exc:  # noqa: BLE001 - a damaged zip, a skops format this version cannot read
@@ -200,8 +217,11 @@ def load(directory: str | os.PathLike[str] = MODEL_DIR) -> Classifier:
     try:
         pipeline = sio.load(path, trusted=list(TRUSTED_TYPES))
     except Exception as exc:  # noqa: BLE001 - version skew surfaces as arbitrary errors
-        raise ModelError(f"cannot rebuild the model with this scikit-learn ({type(exc).__name__}: {exc}); "
-                         "retrain with 'logsleuth train' or run with --no-model", str(path)) from exc
+        raise ModelError(
+            f"cannot rebuild the model with this scikit-learn ({type(exc).__name__}: {exc}); "
+            "retrain with 'logsleuth train' or run with --no-model",
+            str(path),
+        ) from exc
     labels = [str(c) for c in getattr(pipeline, "classes_", [])]
     if labels != list(meta.get("labels", [])):
         raise ModelError("model labels do not match its sidecar", str(path))
@@ -216,8 +236,7 @@ def _read_sidecar(directory: Path) -> dict[str, Any]:
         raise ModelError(f"cannot read the model sidecar ({exc})", str(sidecar)) from exc
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
         got = meta.get("format") if isinstance(meta, dict) else None
-        raise ModelError(f"model format {got!r} is not {FORMAT_VERSION}; retrain with 'logsleuth train'",
-                         str(sidecar))
+        raise ModelError(f"model format {got!r} is not {FORMAT_VERSION}; retrain with 'logsleuth train'", str(sidecar))
     return meta
 
 
@@ -239,8 +258,11 @@ def load_fast(directory: str | os.PathLike[str] = MODEL_DIR) -> Classifier:
     except OSError as exc:
         raise ModelError(f"cannot read the model ({exc.strerror or exc})", str(path)) from exc
     if hashlib.sha256(data).hexdigest() != meta.get("scorer_sha256"):
-        raise ModelError("model file does not match the sha256 in its sidecar (corrupt or replaced); "
-                         "retrain with 'logsleuth train' or run with --no-model", str(path))
+        raise ModelError(
+            "model file does not match the sha256 in its sidecar (corrupt or replaced); "
+            "retrain with 'logsleuth train' or run with --no-model",
+            str(path),
+        )
     try:
         sc = scorer_mod.load(data)
     except ModelError as exc:
@@ -274,8 +296,13 @@ def save(pipeline: Any, meta: dict[str, Any], directory: str | os.PathLike[str])
     sio.dump(pipeline, tmp, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
     tmp_fast = directory / f".{SCORER_FILE}.tmp"
     tmp_fast.write_bytes(data)
-    meta = dict(meta, format=FORMAT_VERSION, model_sha256=sha256_file(tmp),
-                scorer_sha256=hashlib.sha256(data).hexdigest(), labels=[str(c) for c in pipeline.classes_])
+    meta = dict(
+        meta,
+        format=FORMAT_VERSION,
+        model_sha256=sha256_file(tmp),
+        scorer_sha256=hashlib.sha256(data).hexdigest(),
+        labels=[str(c) for c in pipeline.classes_],
+    )
     tmp_meta = directory / f".{SIDECAR_FILE}.tmp"
     tmp_meta.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -19,6 +19,7 @@ What is reproduced, step for step (scikit-learn 1.8/1.9, ``sklearn/feature_extra
   intercept_`` of the ``LinearSVC``;
 - temperature scaling (``_TemperatureScaling.predict``): ``softmax(beta_ * logits)``.
 """
+
 from __future__ import annotations
 
 import io
@@ -70,10 +71,10 @@ class Column:
                 w_len = len(w)
                 for n in range(lo, hi + 1):
                     offset = 0
-                    append(w[offset: offset + n])
+                    append(w[offset : offset + n])
                     while offset + n < w_len:
                         offset += 1
-                        append(w[offset: offset + n])
+                        append(w[offset : offset + n])
                     if offset == 0:
                         break
             return out
@@ -83,7 +84,7 @@ class Column:
             return tokens
         out = list(tokens) if lo == 1 else []
         for n in range(max(lo, 2), min(hi + 1, len(tokens) + 1)):
-            out.extend(" ".join(tokens[i: i + n]) for i in range(len(tokens) - n + 1))
+            out.extend(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
         return out
 
     def transform(self, doc: str) -> tuple[np.ndarray, np.ndarray]:
@@ -107,8 +108,9 @@ class Scorer:
     """The exported model: ``columns`` (one per input column, in order), ``coef`` (float64, shape ``(n_classes,
     n_features)``), ``intercept`` (``(n_classes,)``), ``beta`` (inverse temperature) and ``labels``."""
 
-    def __init__(self, columns: list[Column], coef: np.ndarray, intercept: np.ndarray, beta: float,
-                 labels: list[str]) -> None:
+    def __init__(
+        self, columns: list[Column], coef: np.ndarray, intercept: np.ndarray, beta: float, labels: list[str]
+    ) -> None:
         self.columns = columns
         self.coef = coef
         self.intercept = intercept
@@ -169,15 +171,29 @@ def export(pipeline: Any) -> dict[str, np.ndarray]:
     for k, (name, vec, col) in enumerate(feats.transformers_):
         if name != COLUMN_NAMES[k] or col != k or not hasattr(vec, "vocabulary_") or vec.norm != "l2":
             raise ModelError(f"cannot export column {name!r}: not a TfidfVectorizer over column {k}")
-        if vec.analyzer not in ("word", "char_wb") or vec.preprocessor or vec.tokenizer or vec.stop_words \
-                or vec.strip_accents or not vec.use_idf:
+        if (
+            vec.analyzer not in ("word", "char_wb")
+            or vec.preprocessor
+            or vec.tokenizer
+            or vec.stop_words
+            or vec.strip_accents
+            or not vec.use_idf
+        ):
             raise ModelError(f"cannot export column {name!r}: unsupported vectorizer options")
         terms = [t for t, _ in sorted(vec.vocabulary_.items(), key=lambda kv: kv[1])]
         _check_terms(terms)
         arrays[f"{name}_vocab"] = np.frombuffer(SEPARATOR.join(terms).encode("utf-8"), dtype=np.uint8)
         arrays[f"{name}_idf"] = np.asarray(vec.idf_, dtype=np.float64)
-        arrays[f"{name}_spec"] = np.asarray([vec.ngram_range[0], vec.ngram_range[1], int(vec.lowercase),
-                                             int(vec.sublinear_tf), int(vec.analyzer == "char_wb")], dtype=np.int64)
+        arrays[f"{name}_spec"] = np.asarray(
+            [
+                vec.ngram_range[0],
+                vec.ngram_range[1],
+                int(vec.lowercase),
+                int(vec.sublinear_tf),
+                int(vec.analyzer == "char_wb"),
+            ],
+            dtype=np.int64,
+        )
         arrays[f"{name}_pattern"] = np.frombuffer(vec.token_pattern.encode("utf-8"), dtype=np.uint8)
     if len(clf.calibrated_classifiers_) != 1 or clf.method != "temperature":
         raise ModelError("cannot export the classifier: expected one temperature-scaled calibrated estimator")
@@ -233,8 +249,18 @@ def from_arrays(arrays: dict[str, np.ndarray]) -> Scorer:
             idf = arrays[f"{name}_idf"]
             if len(idf) != len(terms):
                 raise ModelError(f"scorer column {name}: {len(terms)} terms but {len(idf)} idf values")
-            columns.append(Column("char_wb" if charwb else "word", (lo, hi), bool(lower),
-                                  _text(arrays[f"{name}_pattern"]), bool(sub), terms, idf, offset))
+            columns.append(
+                Column(
+                    "char_wb" if charwb else "word",
+                    (lo, hi),
+                    bool(lower),
+                    _text(arrays[f"{name}_pattern"]),
+                    bool(sub),
+                    terms,
+                    idf,
+                    offset,
+                )
+            )
             offset += len(terms)
         coef, intercept = arrays["coef"], arrays["intercept"]
         labels = _text(arrays["labels"]).split(SEPARATOR)

@@ -20,6 +20,7 @@ the SVM's scores into probabilities the abstention threshold is set on; with ~5 
 (sigmoid) calibration was markedly under-confident in cross-validation. A label with a single training log cannot
 be calibrated and is left to the rules (listed in the sidecar's ``labels_skipped``).
 """
+
 from __future__ import annotations
 
 import os
@@ -59,13 +60,35 @@ def build_pipeline(calibration_folds: Any) -> Any:
     from sklearn.pipeline import Pipeline
     from sklearn.svm import LinearSVC
 
-    features = ColumnTransformer([
-        ("tpl", TfidfVectorizer(token_pattern=WORD_TOKENS, ngram_range=(1, 2), sublinear_tf=True, min_df=2,
-                                max_features=MAX_WORD_FEATURES, dtype=np.float32), 0),
-        ("txt", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2,
-                                max_features=MAX_CHAR_FEATURES, dtype=np.float32), 1),
-        ("rul", TfidfVectorizer(token_pattern=r"\S+", lowercase=False, sublinear_tf=True, dtype=np.float32), 2),
-    ])
+    features = ColumnTransformer(
+        [
+            (
+                "tpl",
+                TfidfVectorizer(
+                    token_pattern=WORD_TOKENS,
+                    ngram_range=(1, 2),
+                    sublinear_tf=True,
+                    min_df=2,
+                    max_features=MAX_WORD_FEATURES,
+                    dtype=np.float32,
+                ),
+                0,
+            ),
+            (
+                "txt",
+                TfidfVectorizer(
+                    analyzer="char_wb",
+                    ngram_range=(3, 5),
+                    sublinear_tf=True,
+                    min_df=2,
+                    max_features=MAX_CHAR_FEATURES,
+                    dtype=np.float32,
+                ),
+                1,
+            ),
+            ("rul", TfidfVectorizer(token_pattern=r"\S+", lowercase=False, sublinear_tf=True, dtype=np.float32), 2),
+        ]
+    )
     linear = LinearSVC(C=C, class_weight="balanced", max_iter=20000, random_state=RANDOM_STATE)
     clf = CalibratedClassifierCV(linear, method="temperature", cv=calibration_folds, ensemble=False)
     return Pipeline([("features", features), ("clf", clf)])
@@ -165,12 +188,23 @@ def versions() -> dict[str, str]:
 
     from .. import __version__
 
-    return {"logsleuth": __version__, "scikit-learn": sklearn.__version__, "skops": skops.__version__,
-            "numpy": np.__version__, "scipy": scipy.__version__, "python": platform.python_version()}
+    return {
+        "logsleuth": __version__,
+        "scikit-learn": sklearn.__version__,
+        "skops": skops.__version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "python": platform.python_version(),
+    }
 
 
-def train(corpus: str | os.PathLike[str], output: str | os.PathLike[str] = MODEL_DIR,
-          *, threshold: float = DEFAULT_THRESHOLD, rules: object | None = None) -> TrainResult:
+def train(
+    corpus: str | os.PathLike[str],
+    output: str | os.PathLike[str] = MODEL_DIR,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    rules: object | None = None,
+) -> TrainResult:
     """Analyse every corpus log, fit the model on all of them and write ``model.skops`` + ``model.json``.
 
     Args:
@@ -225,5 +259,6 @@ def train(corpus: str | os.PathLike[str], output: str | os.PathLike[str] = MODEL
 def fit_classifier(samples: Sequence[Sample], threshold: float = DEFAULT_THRESHOLD) -> Classifier:
     """An in-memory ``Classifier`` fitted on ``samples`` (for cross-validation; nothing is written)."""
     pipe, skipped = fit(samples)
-    return Classifier.from_pipeline(pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_],
-                                           "labels_skipped": skipped})
+    return Classifier.from_pipeline(
+        pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_], "labels_skipped": skipped}
+    )

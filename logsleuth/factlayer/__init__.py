@@ -5,6 +5,7 @@ innermost frame, user code or not, chained cause), NCCL warnings (source file ->
 hardware lines (Xid, ECC, PCIe AER, fallen off the bus), signals with their sender, scheduler verdicts and numeric
 health. ``pipeline.collect`` keeps them in ``JobEvidence.facts``; rules match them with ``match.facts``.
 """
+
 from __future__ import annotations
 
 from .conditions import fact_matches, validate_condition
@@ -14,14 +15,54 @@ from .kinds import KINDS, Fact
 # What a line must contain for ``facts_of`` to find a fact the parser's own gate words miss (RE2 syntax, for
 # ``read.LineGate``; ``tests/test_gate.py`` checks gated == full over the corpus).
 GATE: tuple[str, ...] = (
-    r"return code", r"exit status", r"exited on signal", r"ssh exited", r"srun: error", r"Worker exit type",
-    r"Bus error", r"Illegal instruction", r"Floating point exception", r"Fatal Python error", r"terminate called",
-    r"SIG[A-Z]+", r"(?i:exit ?code)", r"NVRM", r"fallen off", r"ECC", r"AER:", r"Unknown Error", r"NVIDIA-SMI",
-    r"CANCELLED", r"(?i:oom[-_]kill)", r"NODE_FAIL", r"Node failure", r"OOMKilled", r"Evicted", r"low on resource",
-    r"(?i:\bnan\b)", r"(?i:\binf\b)", r"(?i:overflow)", r"(?i:loss scale)", r"Killing subprocess", r"death signal",
-    r"closing signal", r"No space left", r"Disk quota", r"cudaError", r"(?i:cuda error)", r"Cuda failure", r"Caught signal", r"\?\?\?:\d", r"(?i:fell below)", r"(?i:underflow)",
-    r"PytorchStreamWriter", r"unexpected pos ",
-    r"frame #\d+: ", r"#\d+ +0x[0-9a-f]+ in ", r"\.so[\w.]*\([^)]*\+0x[0-9a-f]+\)", r"@\s+0x[0-9a-f]+",
+    r"return code",
+    r"exit status",
+    r"exited on signal",
+    r"ssh exited",
+    r"srun: error",
+    r"Worker exit type",
+    r"Bus error",
+    r"Illegal instruction",
+    r"Floating point exception",
+    r"Fatal Python error",
+    r"terminate called",
+    r"SIG[A-Z]+",
+    r"(?i:exit ?code)",
+    r"NVRM",
+    r"fallen off",
+    r"ECC",
+    r"AER:",
+    r"Unknown Error",
+    r"NVIDIA-SMI",
+    r"CANCELLED",
+    r"(?i:oom[-_]kill)",
+    r"NODE_FAIL",
+    r"Node failure",
+    r"OOMKilled",
+    r"Evicted",
+    r"low on resource",
+    r"(?i:\bnan\b)",
+    r"(?i:\binf\b)",
+    r"(?i:overflow)",
+    r"(?i:loss scale)",
+    r"Killing subprocess",
+    r"death signal",
+    r"closing signal",
+    r"No space left",
+    r"Disk quota",
+    r"cudaError",
+    r"(?i:cuda error)",
+    r"Cuda failure",
+    r"Caught signal",
+    r"\?\?\?:\d",
+    r"(?i:fell below)",
+    r"(?i:underflow)",
+    r"PytorchStreamWriter",
+    r"unexpected pos ",
+    r"frame #\d+: ",
+    r"#\d+ +0x[0-9a-f]+ in ",
+    r"\.so[\w.]*\([^)]*\+0x[0-9a-f]+\)",
+    r"@\s+0x[0-9a-f]+",
 )
 
 __all__ = ["Fact", "KINDS", "GATE", "facts_of", "fact_matches", "validate_condition"]

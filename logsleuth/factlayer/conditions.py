@@ -9,6 +9,7 @@ matched by equality; a list means "one of"; a mapping of operators compares (``l
         - {kind: process_exit, signal: [SIGSEGV, SIGABRT, SIGBUS]}
         - {kind: numeric, what: overflow_skip, scale: {le: 1}}
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -71,8 +72,16 @@ def _test(value: Any, want: Any) -> bool:
                         return False
                 elif value is None:
                     return False
-                elif op == "lt" and not value < arg or op == "le" and not value <= arg \
-                        or op == "gt" and not value > arg or op == "ge" and not value >= arg:
+                elif (
+                    op == "lt"
+                    and not value < arg
+                    or op == "le"
+                    and not value <= arg
+                    or op == "gt"
+                    and not value > arg
+                    or op == "ge"
+                    and not value >= arg
+                ):
                     return False
             except (TypeError, TimeoutError):
                 return False

@@ -6,6 +6,7 @@ Each recogniser below names the program whose output it reads; the wording is ke
 signal handler, the NVIDIA kernel driver's ``NVRM: Xid``, Linux PCIe AER, Kubernetes pod status, DeepSpeed/apex
 loss scalers, Megatron's grad-norm check).
 """
+
 from __future__ import annotations
 
 import re
@@ -15,93 +16,187 @@ import regex
 from .. import plausible
 from ..types import Event
 from . import tables
-from .kinds import (CudaError, ExceptionFact, Fact, GpuHardware, NativeFrame, NcclWarning, NumericHealth,
-                    ProcessExit, SchedulerVerdict, SignalFact)
+from .kinds import (
+    CudaError,
+    ExceptionFact,
+    Fact,
+    GpuHardware,
+    NativeFrame,
+    NcclWarning,
+    NumericHealth,
+    ProcessExit,
+    SchedulerVerdict,
+    SignalFact,
+)
 
 _I = regex.IGNORECASE
 # --- process exits --------------------------------------------------------------------------------------------
+
 
 def _code(text: str | None) -> int | None:
     """An exit code, signal or errno number from a log line (``plausible.number``: a 5000-digit one is None)."""
     return plausible.number(text, minimum=-(1 << 31))
 
-_ELASTIC_EXIT = regex.compile(r"exitcode\s*:\s*(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?"
-                              r"|failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)")
+
+_ELASTIC_EXIT = regex.compile(
+    r"exitcode\s*:\s*(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?"
+    r"|failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)"
+)
 _ELASTIC_SIGNAL = regex.compile(r"Signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\) received by PID (?P<pid>\d+)")
 _DS_EXIT = regex.compile(r"exits with return code = (?P<code>-?\d+)")
 _SUBPROCESS_EXIT = regex.compile(r"returned non-zero exit status (?P<code>-?\d+)")
-_MPI = regex.compile(r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<node>\S+) exited on signal "
-                     r"(?P<num>\d+) \((?P<word>[^)]+)\)")
+_MPI = regex.compile(
+    r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<node>\S+) exited on signal "
+    r"(?P<num>\d+) \((?P<word>[^)]+)\)"
+)
 _PDSH = regex.compile(r"(?P<node>[\w.-]+): ssh exited with exit code (?P<code>\d+)")
 _SRUN = regex.compile(r"srun: error: (?P<node>[\w.-]+): tasks? (?P<task>[\d,\-\[\]]+): (?P<what>[A-Z][\w /()-]*)")
 _RAY_EXIT = regex.compile(r"Worker exit type: (?P<type>[A-Z_]+)")
 # bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
 _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
-_SHELL = regex.compile(rf"(?m)^(?P<word>{_SIGWORDS})(?: +\(core dumped\))?\s*$"
-                       rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS})(?: +\(core dumped\))?(?:  +\S.*)?$")
+_SHELL = regex.compile(
+    rf"(?m)^(?P<word>{_SIGWORDS})(?: +\(core dumped\))?\s*$"
+    rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS})(?: +\(core dumped\))?(?:  +\S.*)?$"
+)
 _MP_SIGNAL = regex.compile(r"(?:process \d+ terminated with signal|died with <Signals\.)(?: ?)(?P<name>SIG[A-Z]+)")
 _DATALOADER = regex.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
 _K8S_EXIT = regex.compile(r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)")
-_FAULTHANDLER = regex.compile(r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
-                              r"exception|Illegal instruction)")
+_FAULTHANDLER = regex.compile(
+    r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
+    r"exception|Illegal instruction)"
+)
 _UCX_SIGNAL = regex.compile(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
 _GLOG_SIGNAL = regex.compile(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
 # --- exceptions ----------------------------------------------------------------------------------------------
-_TERMINATE = regex.compile(r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?")
+_TERMINATE = regex.compile(
+    r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?"
+)
 _EXC_LINE = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))(?::\s?(?P<msg>.*))?$")
 # the same after a line prefix the parser left in the text (``[rank0]: ``, ``[job/step (pid 1)] [uuid] ``)
-_EXC_AFTER_PREFIX = regex.compile(r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))"
-                                  r"(?::\s?(?P<msg>.*))?$")
+_EXC_AFTER_PREFIX = regex.compile(
+    r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))"
+    r"(?::\s?(?P<msg>.*))?$"
+)
 _ERRNO = regex.compile(r"\[Errno (?P<n>\d+)\]")
-_CAUSE_SPLIT = ("The above exception was the direct cause of the following exception",
-                "During handling of the above exception, another exception occurred")
+_CAUSE_SPLIT = (
+    "The above exception was the direct cause of the following exception",
+    "During handling of the above exception, another exception occurred",
+)
 # --- NCCL, CUDA, GPU hardware ---------------------------------------------------------------------------------
 _NCCL_WARN = regex.compile(r"(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+)(?: \([^)]*\))? NCCL WARN")
-_NCCL_RESULT = regex.compile(r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
-                             r"RemoteError|InProgress))\b")
+_NCCL_RESULT = regex.compile(
+    r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
+    r"RemoteError|InProgress))\b"
+)
 _XID = regex.compile(r"NVRM: Xid \((?:PCI:)?(?P<dev>[0-9A-Fa-f:.]+)\): (?P<xid>\d+)")
 _FALLEN = regex.compile(r"(?i:GPU has fallen off the bus)|fallen off the bus")
 _ECC = regex.compile(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
-_AER = regex.compile(r"AER: (?P<kind>Uncorrected|Corrected|Multiple Uncorrected)? ?\(?(?P<sev>Fatal|Non-Fatal)?\)? ?error")
-_SMI = regex.compile(r"Unable to determine the device handle for GPU[\w:. ]*: Unknown Error|"
-                     r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")
+_AER = regex.compile(
+    r"AER: (?P<kind>Uncorrected|Corrected|Multiple Uncorrected)? ?\(?(?P<sev>Fatal|Non-Fatal)?\)? ?error"
+)
+_SMI = regex.compile(
+    r"Unable to determine the device handle for GPU[\w:. ]*: Unknown Error|"
+    r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
+)
 _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
 _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 # --- signals and schedulers -----------------------------------------------------------------------------------
 _AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?P<name>SIG[A-Z]+) death signal")
 _CLOSING_SIGNAL = regex.compile(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
 _DS_KILL = regex.compile(r"Killing subprocess (?P<pid>\d+)")
-_SLURM_CANCEL = regex.compile(r"\*\*\* (?:JOB|STEP) [\w.]+ ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*")
+_SLURM_CANCEL = regex.compile(
+    r"\*\*\* (?:JOB|STEP) [\w.]+ ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
+)
 _SLURM_OOM = regex.compile(r"Detected \d+ oom[-_]kill event")
 _NODE_FAIL = regex.compile(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
 _K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
 # --- numeric health --------------------------------------------------------------------------------------------
-_NAN_LOSS = regex.compile(r"(?i:\bloss\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became|became) "
-                          r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)")
-_NAN_GRAD = regex.compile(r"found NaN in local grad norm|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
-                          r"returned nan values in its \d+\w* output")
-_OVERFLOW = regex.compile(r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )?to|loss scale(?:r)?[^\n]{0,20}?reducing[^\n]{0,20}?to) "
-                          r"(?P<scale>[\d.e+-]+)")
-_MIN_SCALE = regex.compile(r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum|"
-                           r"loss[ _]scale[^\n]{0,40}?(?:fell below|below (?:the )?min|underflow|reached (?:the )?min))")
+_NAN_LOSS = regex.compile(
+    r"(?i:\bloss\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became|became) "
+    r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)"
+)
+_NAN_GRAD = regex.compile(
+    r"found NaN in local grad norm|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
+    r"returned nan values in its \d+\w* output"
+)
+_OVERFLOW = regex.compile(
+    r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )?to|loss scale(?:r)?[^\n]{0,20}?reducing[^\n]{0,20}?to) "
+    r"(?P<scale>[\d.e+-]+)"
+)
+_MIN_SCALE = regex.compile(
+    r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum|"
+    r"loss[ _]scale[^\n]{0,40}?(?:fell below|below (?:the )?min|underflow|reached (?:the )?min))"
+)
 
 # --- native stack frames ---------------------------------------------------------------------------------------
 _FRAME_C10 = regex.compile(r"frame #(?P<i>\d+): (?P<sym>.*?) \(0x[0-9a-f]+ in (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\)")
-_FRAME_GDB = regex.compile(r"^#(?P<i>\d+) +0x[0-9a-f]+ in (?P<sym>\S+) .*?from (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)", regex.M)
-_FRAME_BT = regex.compile(r"(?:^|\s)(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\((?P<sym>[^)+]*)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]")
+_FRAME_GDB = regex.compile(
+    r"^#(?P<i>\d+) +0x[0-9a-f]+ in (?P<sym>\S+) .*?from (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)", regex.M
+)
+_FRAME_BT = regex.compile(
+    r"(?:^|\s)(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\((?P<sym>[^)+]*)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]"
+)
 # UCX ``==== backtrace ====``: " 2 0x0000000000068d6c ncclGroupEnd()  ???:0" (library, when known, in place of ???)
-_FRAME_UCX = regex.compile(r"^\s*(?P<i>\d+) 0x[0-9a-f]{8,} +(?P<sym>\S+?)\s+(?:\?\?\?|(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)):\d+\s*$", regex.M)
-_FRAME_GLOG = regex.compile(r"^\s*@\s+0x[0-9a-f]+\s+(?P<sym>.*?)(?:\s+\((?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)[^)]*\))?\s*$", regex.M)
+_FRAME_UCX = regex.compile(
+    r"^\s*(?P<i>\d+) 0x[0-9a-f]{8,} +(?P<sym>\S+?)\s+(?:\?\?\?|(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)):\d+\s*$", regex.M
+)
+_FRAME_GLOG = regex.compile(
+    r"^\s*@\s+0x[0-9a-f]+\s+(?P<sym>.*?)(?:\s+\((?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)[^)]*\))?\s*$", regex.M
+)
 
 # cheap gate: no fact can come from an event whose text has none of these (plain substring tests: the ``regex``
 # alternation this replaced cost ~65 us per event, this costs a few)
-_CS_WORDS = ("SIG", "Caught signal", "???", "ECC", "AER:", "NVRM", "NCCL WARN", "CUDA", "Cuda", "cudaError", "CANCELLED", "NODE_FAIL",
-             "OOMKilled", "Evicted", "Error", "Exception", "Killed", "Segmentation fault", "Aborted", "Bus error",
-             "Illegal instruction", "Floating point", "Fatal Python error", "terminate called", "frame #", ".so")
-_CI_WORDS = ("exitcode", "exit code", "return code", "exit status", "exited on signal", "ssh exited", "srun: error",
-             "worker exit type", "signal", "oom", "fallen off", "unknown error", "nvidia-smi", "node failure",
-             "low on resource", "overflow", "loss scale", "killing subprocess", "no space left", "quota")
+_CS_WORDS = (
+    "SIG",
+    "Caught signal",
+    "???",
+    "ECC",
+    "AER:",
+    "NVRM",
+    "NCCL WARN",
+    "CUDA",
+    "Cuda",
+    "cudaError",
+    "CANCELLED",
+    "NODE_FAIL",
+    "OOMKilled",
+    "Evicted",
+    "Error",
+    "Exception",
+    "Killed",
+    "Segmentation fault",
+    "Aborted",
+    "Bus error",
+    "Illegal instruction",
+    "Floating point",
+    "Fatal Python error",
+    "terminate called",
+    "frame #",
+    ".so",
+)
+_CI_WORDS = (
+    "exitcode",
+    "exit code",
+    "return code",
+    "exit status",
+    "exited on signal",
+    "ssh exited",
+    "srun: error",
+    "worker exit type",
+    "signal",
+    "oom",
+    "fallen off",
+    "unknown error",
+    "nvidia-smi",
+    "node failure",
+    "low on resource",
+    "overflow",
+    "loss scale",
+    "killing subprocess",
+    "no space left",
+    "quota",
+)
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
 
@@ -139,11 +234,32 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-def _exit(ev: Event, out: list[Fact], code: int | None, reporter: str, *, signal: str | None = None,
-          detail: str = "", task: int | None = None, node: str = "", proc: int | None = None) -> None:
+def _exit(
+    ev: Event,
+    out: list[Fact],
+    code: int | None,
+    reporter: str,
+    *,
+    signal: str | None = None,
+    detail: str = "",
+    task: int | None = None,
+    node: str = "",
+    proc: int | None = None,
+) -> None:
     sig = signal or tables.signal_of_exit(code)
-    out.append(ProcessExit(event=ev, code=code, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig or ""),
-                           reporter=reporter, detail=detail, task=task, node=node, proc=proc))
+    out.append(
+        ProcessExit(
+            event=ev,
+            code=code,
+            signal=sig,
+            signum=tables.SIGNAL_NUMBERS.get(sig or ""),
+            reporter=reporter,
+            detail=detail,
+            task=task,
+            node=node,
+            proc=proc,
+        )
+    )
 
 
 def _exits(ev: Event, text: str, out: list[Fact]) -> None:
@@ -152,16 +268,31 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         m = _ELASTIC_EXIT.search(text)
         if m and _code(m["code"]) != 0:
             s = _ELASTIC_SIGNAL.search(text)
-            _exit(ev, out, _code(m["code"]), "torchrun", signal=s["name"] if s else None,
-                  proc=int(m["pid"]) if m["pid"] else p.get("pid") if isinstance(p.get("pid"), int) else None)
+            _exit(
+                ev,
+                out,
+                _code(m["code"]),
+                "torchrun",
+                signal=s["name"] if s else None,
+                proc=int(m["pid"]) if m["pid"] else p.get("pid") if isinstance(p.get("pid"), int) else None,
+            )
             return
     if "return code =" in text and (m := _DS_EXIT.search(text)) and _code(m["code"]) != 0:
         _exit(ev, out, _code(m["code"]), "deepspeed")
     elif "non-zero exit status" in text and (m := _SUBPROCESS_EXIT.search(text)):
         _exit(ev, out, _code(m["code"]), "subprocess")
     if "exited on signal" in text and (m := _MPI.search(text)):
-        _exit(ev, out, None, "mpirun", signal=tables.SIGNALS.get(_code(m["num"])), detail=m["word"],
-              task=plausible.rank(m["rank"]), node=m["node"], proc=plausible.pid(m["pid"]))
+        _exit(
+            ev,
+            out,
+            None,
+            "mpirun",
+            signal=tables.SIGNALS.get(_code(m["num"])),
+            detail=m["word"],
+            task=plausible.rank(m["rank"]),
+            node=m["node"],
+            proc=plausible.pid(m["pid"]),
+        )
     if "ssh exited" in text and (m := _PDSH.search(text)) and _code(m["code"]) != 0:
         _exit(ev, out, _code(m["code"]), "pdsh", node=m["node"])
     if "srun: error" in text and (m := _SRUN.search(text)):
@@ -170,14 +301,29 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         sig = next((s for w, s in tables.SIGNAL_WORDS.items() if what.startswith(w)), None)
         task = plausible.rank(m["task"])
         if sig or code_m:
-            _exit(ev, out, _code(code_m[1]) if code_m else None, "slurm", signal=sig, detail=what, task=task,
-                  node=m["node"])
+            _exit(
+                ev,
+                out,
+                _code(code_m[1]) if code_m else None,
+                "slurm",
+                signal=sig,
+                detail=what,
+                task=task,
+                node=m["node"],
+            )
     if "Worker exit type" in text and (m := _RAY_EXIT.search(text)) and m["type"] != "INTENDED_USER_EXIT":
         sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", text) else None
         _exit(ev, out, None, "ray", signal=sig, detail=m["type"])
     if "DataLoader worker" in text and (m := _DATALOADER.search(text)):
-        _exit(ev, out, None, "dataloader", signal=tables.SIGNAL_WORDS.get(m["word"].strip()), detail=m["word"].strip(),
-              proc=plausible.pid(m["pid"]))
+        _exit(
+            ev,
+            out,
+            None,
+            "dataloader",
+            signal=tables.SIGNAL_WORDS.get(m["word"].strip()),
+            detail=m["word"].strip(),
+            proc=plausible.pid(m["pid"]),
+        )
     elif m := _MP_SIGNAL.search(text):
         _exit(ev, out, None, "multiprocessing", signal=m["name"])
     if "Fatal Python error" in text and (m := _FAULTHANDLER.search(text)):
@@ -196,7 +342,13 @@ def _family(typ: str, module: str, message: str, errno: int | None) -> str:
     short = typ.rsplit(".", 1)[-1]
     fam = tables.EXCEPTION_FAMILIES.get(typ) or tables.EXCEPTION_FAMILIES.get(short, "")
     if short == "OutOfMemoryError":
-        fam = "cuda_oom" if module in tables.CUDA_OOM_MODULES else "host_memory" if module in tables.HOST_OOM_MODULES else ""
+        fam = (
+            "cuda_oom"
+            if module in tables.CUDA_OOM_MODULES
+            else "host_memory"
+            if module in tables.HOST_OOM_MODULES
+            else ""
+        )
     if errno is not None and errno in tables.ERRNO_FAMILIES:
         return tables.ERRNO_FAMILIES[errno]
     for words, f in tables.MESSAGE_FAMILIES:
@@ -205,14 +357,23 @@ def _family(typ: str, module: str, message: str, errno: int | None) -> str:
     return fam
 
 
-def _exception(ev: Event, typ: str, message: str, *, innermost: str = "", user: bool = False,
-               caused_by: str = "") -> ExceptionFact:
+def _exception(
+    ev: Event, typ: str, message: str, *, innermost: str = "", user: bool = False, caused_by: str = ""
+) -> ExceptionFact:
     module = typ.rsplit(".", 1)[0] if "." in typ else ""
     e = _ERRNO.search(message)
     errno = _code(e["n"]) if e else None
-    return ExceptionFact(event=ev, type=typ, module=module, message=message[:500],
-                         family=_family(typ, module, message, errno), errno=errno, innermost=innermost,
-                         user_code=user, caused_by=caused_by)
+    return ExceptionFact(
+        event=ev,
+        type=typ,
+        module=module,
+        message=message[:500],
+        family=_family(typ, module, message, errno),
+        errno=errno,
+        innermost=innermost,
+        user_code=user,
+        caused_by=caused_by,
+    )
 
 
 def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
@@ -222,8 +383,16 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         inner = frames[-1] if frames else None
         innermost = f"{inner['file']}:{inner['line']} in {inner['func']}" if inner else ""
         user = bool(inner) and bool(p.get("user_frame")) and p["user_frame"] == innermost
-        out.append(_exception(ev, str(p["exc_type"]), str(p.get("exc_message") or ""), innermost=innermost,
-                              user=user, caused_by=_chained_cause(text)))
+        out.append(
+            _exception(
+                ev,
+                str(p["exc_type"]),
+                str(p.get("exc_message") or ""),
+                innermost=innermost,
+                user=user,
+                caused_by=_chained_cause(text),
+            )
+        )
     elif "Error" in text or "Exception" in text:
         last = text.rsplit("\n", 1)[-1].strip()
         m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last)
@@ -246,14 +415,22 @@ def _chained_cause(text: str) -> str:
 def _device(ev: Event, text: str, out: list[Fact]) -> None:
     if "NCCL WARN" in text and (m := _NCCL_WARN.search(text)):
         r = _NCCL_RESULT.search(text)
-        out.append(NcclWarning(event=ev, file=m["file"], src_line=plausible.number(m["line"]),
-                               subsystem=tables.nccl_subsystem(m["file"]), result=r["r"] if r else ""))
+        out.append(
+            NcclWarning(
+                event=ev,
+                file=m["file"],
+                src_line=plausible.number(m["line"]),
+                subsystem=tables.nccl_subsystem(m["file"]),
+                result=r["r"] if r else "",
+            )
+        )
     if "CUDA" in text or "Cuda" in text or "cudaError" in text:
         name_m = _CUDA_NAME.search(text)
         found = None
         for words, name, code, hw in tables.CUDA_ERRORS:
-            if words in text and ("CUDA error" in text or "Cuda failure" in text or "cudaError" in text
-                                  or "CUDA failure" in text):
+            if words in text and (
+                "CUDA error" in text or "Cuda failure" in text or "cudaError" in text or "CUDA failure" in text
+            ):
                 found = (words, name, code, hw)
                 break
         if found is not None:
@@ -277,15 +454,25 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
 
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
     if "death signal" in text and (m := _AGENT_SIGNAL.search(text)):
-        sender = "terminal" if m["name"] == "SIGHUP" else "scheduler" if m["name"] in ("SIGTERM", "SIGUSR1", "SIGUSR2") else "unknown"
+        sender = (
+            "terminal"
+            if m["name"] == "SIGHUP"
+            else "scheduler"
+            if m["name"] in ("SIGTERM", "SIGUSR1", "SIGUSR2")
+            else "unknown"
+        )
         out.append(SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender=sender))
     if "closing signal" in text and (m := _CLOSING_SIGNAL.search(text)):
-        out.append(SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender="launcher"))
+        out.append(
+            SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender="launcher")
+        )
     if "Killing subprocess" in text and _DS_KILL.search(text):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher"))
     if "CANCELLED" in text and (m := _SLURM_CANCEL.search(text)):
         why = (m["why"] or "").strip()
-        verdict = {"TIME LIMIT": "time_limit", "PREEMPTION": "preempted", "NODE FAILURE": "node_fail"}.get(why, "cancelled")
+        verdict = {"TIME LIMIT": "time_limit", "PREEMPTION": "preempted", "NODE FAILURE": "node_fail"}.get(
+            why, "cancelled"
+        )
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=verdict))
     elif _NODE_FAIL.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="node_fail"))
@@ -325,7 +512,8 @@ def _frames(ev: Event, text: str, out: list[Fact]) -> None:
                 continue
             sym = (m["sym"] or "").strip()
             if not lib and sym.startswith("nccl"):
-                lib = "libnccl.so"  # NCCL's exported API (``ncclGroupEnd``...) names its library when the stack does not
+                lib = (
+                    "libnccl.so"  # NCCL's exported API (``ncclGroupEnd``...) names its library when the stack does not
+                )
             i = m.groupdict().get("i")
-            out.append(NativeFrame(event=ev, library=lib, symbol=sym[:200],
-                                   index=plausible.number(i)))
+            out.append(NativeFrame(event=ev, library=lib, symbol=sym[:200], index=plausible.number(i)))

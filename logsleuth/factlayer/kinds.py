@@ -4,9 +4,11 @@ Every fact keeps the event it came from (``event``: path, line, time, host, pid,
 placed on the job's time line and attributed to a rank exactly like the line. ``fields()`` gives the values rules
 match on (``match.facts`` in a rule file: ``kind`` plus field conditions, see ``factlayer.conditions``).
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass, fields as dc_fields
+from dataclasses import dataclass
+from dataclasses import fields as dc_fields
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -236,5 +238,17 @@ class NativeFrame(Fact):
     index: int | None = None
 
 
-KINDS: dict[str, type[Fact]] = {c.KIND: c for c in (ProcessExit, ExceptionFact, NcclWarning, CudaError, GpuHardware,
-                                                     SignalFact, SchedulerVerdict, NumericHealth, NativeFrame)}
+KINDS: dict[str, type[Fact]] = {
+    c.KIND: c
+    for c in (
+        ProcessExit,
+        ExceptionFact,
+        NcclWarning,
+        CudaError,
+        GpuHardware,
+        SignalFact,
+        SchedulerVerdict,
+        NumericHealth,
+        NativeFrame,
+    )
+}

@@ -2,19 +2,41 @@
 
 Change an entry only with a source; a library that words a known fact differently is then still understood.
 """
+
 from __future__ import annotations
 
 # Signal numbers on Linux x86-64/aarch64 (``signal(7)``, the "Standard signals" table; Python's ``signal.Signals``).
 SIGNALS: dict[int, str] = {
-    1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE",
-    9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM",
+    1: "SIGHUP",
+    2: "SIGINT",
+    3: "SIGQUIT",
+    4: "SIGILL",
+    5: "SIGTRAP",
+    6: "SIGABRT",
+    7: "SIGBUS",
+    8: "SIGFPE",
+    9: "SIGKILL",
+    10: "SIGUSR1",
+    11: "SIGSEGV",
+    12: "SIGUSR2",
+    13: "SIGPIPE",
+    14: "SIGALRM",
+    15: "SIGTERM",
 }
 SIGNAL_NUMBERS: dict[str, int] = {v: k for k, v in SIGNALS.items()}
 # The words a shell, srun, mpirun and ``strsignal(3)`` (glibc ``sysdeps/generic/siglist.h``) print for a signal.
 SIGNAL_WORDS: dict[str, str] = {
-    "Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
-    "Illegal instruction": "SIGILL", "Floating point exception": "SIGFPE", "Terminated": "SIGTERM",
-    "Hangup": "SIGHUP", "Interrupt": "SIGINT", "Quit": "SIGQUIT", "Trace/breakpoint trap": "SIGTRAP",
+    "Killed": "SIGKILL",
+    "Segmentation fault": "SIGSEGV",
+    "Aborted": "SIGABRT",
+    "Bus error": "SIGBUS",
+    "Illegal instruction": "SIGILL",
+    "Floating point exception": "SIGFPE",
+    "Terminated": "SIGTERM",
+    "Hangup": "SIGHUP",
+    "Interrupt": "SIGINT",
+    "Quit": "SIGQUIT",
+    "Trace/breakpoint trap": "SIGTRAP",
 }
 # Signals that mean the process crashed in native code (taxonomy ``native_crash``).
 CRASH_SIGNALS = frozenset({"SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"})
@@ -74,16 +96,37 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
 # ``transport/nvls.cc`` is NVLink SHARP; ``graph/*`` is topology detection; ``misc/gdrwrap.cc`` is GDRCopy.
 # Prefix match, longest first; a plugin's own file (``ib_plugin.c``, ``ibvwrap.c``) by its name.
 NCCL_SUBSYSTEMS: tuple[tuple[str, str], ...] = (
-    ("transport/net_ib", "ib"), ("misc/ibvwrap", "ib"), ("misc/ibvsymbols", "ib"), ("misc/mlx5dv", "ib"),
-    ("include/ibvwrap", "ib"), ("ibvwrap.c", "ib"), ("ib_plugin.c", "ib"), ("p2p_plugin.c", "ib"),
-    ("transport/net_socket", "socket"), ("misc/socket", "socket"), ("include/socket", "socket"),
-    ("bootstrap", "socket"), ("misc/ipcsocket", "socket"),
+    ("transport/net_ib", "ib"),
+    ("misc/ibvwrap", "ib"),
+    ("misc/ibvsymbols", "ib"),
+    ("misc/mlx5dv", "ib"),
+    ("include/ibvwrap", "ib"),
+    ("ibvwrap.c", "ib"),
+    ("ib_plugin.c", "ib"),
+    ("p2p_plugin.c", "ib"),
+    ("transport/net_socket", "socket"),
+    ("misc/socket", "socket"),
+    ("include/socket", "socket"),
+    ("bootstrap", "socket"),
+    ("misc/ipcsocket", "socket"),
     ("transport/p2p", "p2p"),
-    ("transport/shm", "shm"), ("misc/shmutils", "shm"), ("include/shm", "shm"),
-    ("include/alloc", "cuda"), ("allocator", "cuda"), ("misc/cudawrap", "cuda"), ("enqueue", "cuda"),
-    ("include/checks", "cuda"), ("misc/strongstream", "cuda"),
-    ("misc/nvmlwrap", "nvml"), ("transport/nvls", "nvls"), ("graph/", "topology"), ("misc/gdrwrap", "gdrcopy"),
-    ("transport/coll_net", "collnet"), ("transport/net.cc", "net"), ("proxy", "proxy"), ("init", "init"),
+    ("transport/shm", "shm"),
+    ("misc/shmutils", "shm"),
+    ("include/shm", "shm"),
+    ("include/alloc", "cuda"),
+    ("allocator", "cuda"),
+    ("misc/cudawrap", "cuda"),
+    ("enqueue", "cuda"),
+    ("include/checks", "cuda"),
+    ("misc/strongstream", "cuda"),
+    ("misc/nvmlwrap", "nvml"),
+    ("transport/nvls", "nvls"),
+    ("graph/", "topology"),
+    ("misc/gdrwrap", "gdrcopy"),
+    ("transport/coll_net", "collnet"),
+    ("transport/net.cc", "net"),
+    ("proxy", "proxy"),
+    ("init", "init"),
 )
 
 

@@ -1,4 +1,5 @@
 """PyTorch Flight Recorder dumps: read them safely (``read``) and name the rank that hung (``analyse``)."""
+
 from __future__ import annotations
 
 from .analyse import FlightAnalysis, analyse

@@ -11,6 +11,7 @@ its own latest collective was reached by everyone is not waiting for anyone: it 
 rank is the culprit; the others are waiters. When every rank that dumped is waiting and the ranks they wait for
 left no dump, those ranks are the culprits.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -81,18 +82,40 @@ class FlightAnalysis:
     def to_dict(self) -> dict[str, object]:
         c = self.collective
         return {
-            "verdict": self.verdict, "culprits": list(self.culprits), "process_group": self.pg,
+            "verdict": self.verdict,
+            "culprits": list(self.culprits),
+            "process_group": self.pg,
             "process_group_desc": self.pg_desc,
-            "collective": None if c is None else {"op": c.op, "seq": c.seq, "input_sizes": [list(s) for s in c.input_sizes],
-                                                  "output_sizes": [list(s) for s in c.output_sizes],
-                                                  "dtypes": list(c.input_dtypes), "frame": c.frame},
-            "mismatch": None if self.mismatch is None else {"kind": self.mismatch.kind, "seq": self.mismatch.seq,
-                                                            "odd_ranks": list(self.mismatch.odd_ranks)},
-            "waiters": list(self.waiters), "dumped": list(self.dumped), "no_dump": list(self.no_dump),
-            "partial": self.partial, "detail": self.detail, "paths": list(self.paths),
-            "groups": [{"pg": g.pg, "desc": g.desc, "members": list(g.members),
-                        "last_seq": {str(r): s for r, s in sorted(g.last_seq.items())}, "behind": list(g.behind),
-                        "no_dump": list(g.no_dump)} for g in self.groups],
+            "collective": None
+            if c is None
+            else {
+                "op": c.op,
+                "seq": c.seq,
+                "input_sizes": [list(s) for s in c.input_sizes],
+                "output_sizes": [list(s) for s in c.output_sizes],
+                "dtypes": list(c.input_dtypes),
+                "frame": c.frame,
+            },
+            "mismatch": None
+            if self.mismatch is None
+            else {"kind": self.mismatch.kind, "seq": self.mismatch.seq, "odd_ranks": list(self.mismatch.odd_ranks)},
+            "waiters": list(self.waiters),
+            "dumped": list(self.dumped),
+            "no_dump": list(self.no_dump),
+            "partial": self.partial,
+            "detail": self.detail,
+            "paths": list(self.paths),
+            "groups": [
+                {
+                    "pg": g.pg,
+                    "desc": g.desc,
+                    "members": list(g.members),
+                    "last_seq": {str(r): s for r, s in sorted(g.last_seq.items())},
+                    "behind": list(g.behind),
+                    "no_dump": list(g.no_dump),
+                }
+                for g in self.groups
+            ],
         }
 
 
@@ -124,8 +147,14 @@ def _first_mismatch(pg: str, by_rank: dict[int, dict[int, FrEntry]]) -> Mismatch
         else:
             odd = tuple(sorted(r for r, e in at.items() if e.signature() != top))
             expected = next(e for e in at.values() if e.signature() == top)
-        return Mismatch(pg, seq, _mismatch_kind(expected, at[odd[0]] if at[odd[0]] is not expected else at[odd[-1]]),
-                        odd, expected, {r: at[r] for r in odd})
+        return Mismatch(
+            pg,
+            seq,
+            _mismatch_kind(expected, at[odd[0]] if at[odd[0]] is not expected else at[odd[-1]]),
+            odd,
+            expected,
+            {r: at[r] for r in odd},
+        )
     return None
 
 
@@ -186,8 +215,10 @@ def analyse(dumps: list[FrDump], world_size: int | None = None) -> FlightAnalysi
         g = next(g for g in groups if g.pg == m.pg)
         odd = ", ".join(map(str, m.odd_ranks))
         found = m.found[m.odd_ranks[0]]
-        detail = (f"rank {odd} issued {found.describe()} where the other ranks issued {m.expected.describe()} "
-                  f"in process group {m.pg} ({g.desc or 'no description'}): {m.kind.replace('_', ' ')} mismatch")
+        detail = (
+            f"rank {odd} issued {found.describe()} where the other ranks issued {m.expected.describe()} "
+            f"in process group {m.pg} ({g.desc or 'no description'}): {m.kind.replace('_', ' ')} mismatch"
+        )
         return FlightAnalysis("mismatch", m.odd_ranks, m.pg, g.desc, m.expected, (), mismatch=m, detail=detail, **base)
 
     def waits_for(r: int) -> set[int]:
@@ -207,9 +238,18 @@ def analyse(dumps: list[FrDump], world_size: int | None = None) -> FlightAnalysi
     if not culprits:
         culprits = sorted({r for g in groups for r in g.behind})
     if not culprits:
-        return FlightAnalysis("consistent", (), None, "", None, (), detail=(
-            f"the dumps of ranks {', '.join(map(str, dumped))} agree: no rank is behind and no collective differs"),
-            **base)
+        return FlightAnalysis(
+            "consistent",
+            (),
+            None,
+            "",
+            None,
+            (),
+            detail=(
+                f"the dumps of ranks {', '.join(map(str, dumped))} agree: no rank is behind and no collective differs"
+            ),
+            **base,
+        )
     cset = set(culprits)
     waiters = tuple(r for r in dumped if r not in cset and waiting[r])
     # the group where a waiter waits for culprits only (the culprit's own missing collective), earliest first
@@ -224,8 +264,10 @@ def analyse(dumps: list[FrDump], world_size: int | None = None) -> FlightAnalysi
     how = "wrote no dump" if cset <= set(no_dump_all) else "stopped issuing collectives"
     if coll is not None and g is not None:
         reached = ", ".join(f"rank {r} at #{s}" for r, s in sorted(g.last_seq.items()) if r in cset) or "no dump"
-        detail = (f"rank {names} never reached {coll.describe()} in process group {pg} ({g.desc or 'no description'})"
-                  f" ({reached}); {how}; ranks {', '.join(map(str, waiters))} wait for it")
+        detail = (
+            f"rank {names} never reached {coll.describe()} in process group {pg} ({g.desc or 'no description'})"
+            f" ({reached}); {how}; ranks {', '.join(map(str, waiters))} wait for it"
+        )
     else:
         detail = f"rank {names} {how}"
     if partial:

@@ -15,6 +15,7 @@ Safety: a pickle can run code when loaded. Before anything is unpickled, every o
 ``GLOBAL``/``STACK_GLOBAL``/``REDUCE``/``BUILD``/``INST``/``OBJ``/``NEWOBJ``/``EXT*``/``PERSID`` and out-of-band buffers are
 refused with an ``InputError``. The unpickler itself also refuses ``find_class`` and persistent ids.
 """
+
 from __future__ import annotations
 
 import io
@@ -34,14 +35,63 @@ from ..errors import InputError
 MAX_DUMP_BYTES = 256 * 1024 * 1024  # a dump of 20000 entries with stacks is tens of MB; beyond this, refuse
 MAX_ENTRIES = 1_000_000
 SUPPORTED_MAJOR = 2  # torch writes "2.x" (2.2 in torch 2.4 ... 2.10 in torch 2.13); fr_trace reads 2.x
-SAFE_OPCODES = frozenset({
-    "PROTO", "FRAME", "STOP", "MARK", "POP", "POP_MARK", "DUP", "MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT", "GET",
-    "BINGET", "LONG_BINGET", "NONE", "NEWTRUE", "NEWFALSE", "INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1",
-    "LONG4", "FLOAT", "BINFLOAT", "STRING", "BINSTRING", "SHORT_BINSTRING", "UNICODE", "SHORT_BINUNICODE",
-    "BINUNICODE", "BINUNICODE8", "BINBYTES", "SHORT_BINBYTES", "BINBYTES8", "BYTEARRAY8", "EMPTY_LIST", "APPEND",
-    "APPENDS", "LIST", "EMPTY_TUPLE", "TUPLE", "TUPLE1", "TUPLE2", "TUPLE3", "EMPTY_DICT", "DICT", "SETITEM",
-    "SETITEMS", "EMPTY_SET", "ADDITEMS", "FROZENSET",
-})
+SAFE_OPCODES = frozenset(
+    {
+        "PROTO",
+        "FRAME",
+        "STOP",
+        "MARK",
+        "POP",
+        "POP_MARK",
+        "DUP",
+        "MEMOIZE",
+        "PUT",
+        "BINPUT",
+        "LONG_BINPUT",
+        "GET",
+        "BINGET",
+        "LONG_BINGET",
+        "NONE",
+        "NEWTRUE",
+        "NEWFALSE",
+        "INT",
+        "BININT",
+        "BININT1",
+        "BININT2",
+        "LONG",
+        "LONG1",
+        "LONG4",
+        "FLOAT",
+        "BINFLOAT",
+        "STRING",
+        "BINSTRING",
+        "SHORT_BINSTRING",
+        "UNICODE",
+        "SHORT_BINUNICODE",
+        "BINUNICODE",
+        "BINUNICODE8",
+        "BINBYTES",
+        "SHORT_BINBYTES",
+        "BINBYTES8",
+        "BYTEARRAY8",
+        "EMPTY_LIST",
+        "APPEND",
+        "APPENDS",
+        "LIST",
+        "EMPTY_TUPLE",
+        "TUPLE",
+        "TUPLE1",
+        "TUPLE2",
+        "TUPLE3",
+        "EMPTY_DICT",
+        "DICT",
+        "SETITEM",
+        "SETITEMS",
+        "EMPTY_SET",
+        "ADDITEMS",
+        "FROZENSET",
+    }
+)
 # "<prefix><rank>", optionally ".json"/".pkl"/".pickle": torch's naming (loader.py reads the rank the same way)
 _RANK_NAME = regex.compile(r"(?P<prefix>.*?)(?P<rank>\d+)(?P<ext>\.json|\.pkl|\.pickle)?$")
 _LOG_EXT = (".log", ".out", ".err", ".txt", ".gz", ".zst", ".csv", ".py", ".yaml", ".yml", ".md", ".html")
@@ -112,8 +162,11 @@ def safe_unpickle(data: bytes, where: str | None = None) -> Any:
     try:
         for op, _arg, pos in pickletools.genops(data):
             if op.name not in SAFE_OPCODES:
-                raise InputError(f"refused pickle: opcode {op.name} at byte {pos} could import or call code; "
-                                 "a Flight Recorder dump holds only dicts, lists and scalars", where)
+                raise InputError(
+                    f"refused pickle: opcode {op.name} at byte {pos} could import or call code; "
+                    "a Flight Recorder dump holds only dicts, lists and scalars",
+                    where,
+                )
     except InputError:
         raise
     except Exception as exc:  # genops raises ValueError and others on garbage
@@ -145,8 +198,11 @@ def sniff(path: str) -> str | None:
     # "entries"...), so another pickle or JSON file with a rank-like name is not taken for a dump
     if head[:1] == b"\x80" and b"version" in head and (b"pg_config" in head or b"entries" in head):
         return "pickle"
-    if head.lstrip()[:1] == b"{" and b'"entries"' in head and (
-            b'"comm_lib_version"' in head or b'"pg_config"' in head or b'"pg_status"' in head):
+    if (
+        head.lstrip()[:1] == b"{"
+        and b'"entries"' in head
+        and (b'"comm_lib_version"' in head or b'"pg_config"' in head or b'"pg_status"' in head)
+    ):
         return "json"
     return None
 
@@ -222,11 +278,20 @@ def _entry(e: Any) -> FrEntry | None:
             frame = f"{f.get('filename', '')}:{f.get('line', '')} in {f.get('name', '')}"
             break
     return FrEntry(
-        pg=pg_name, pg_desc=pg_desc, pg_id=str(e.get("pg_id", "")), seq=_int(e.get("p2p_seq_id") if is_p2p else e.get("collective_seq_id")),
-        op=op, backend=backend, input_sizes=_shapes(e.get("input_sizes")), output_sizes=_shapes(e.get("output_sizes")),
+        pg=pg_name,
+        pg_desc=pg_desc,
+        pg_id=str(e.get("pg_id", "")),
+        seq=_int(e.get("p2p_seq_id") if is_p2p else e.get("collective_seq_id")),
+        op=op,
+        backend=backend,
+        input_sizes=_shapes(e.get("input_sizes")),
+        output_sizes=_shapes(e.get("output_sizes")),
         input_dtypes=tuple(str(d) for d in e.get("input_dtypes") or ()),
         output_dtypes=tuple(str(d) for d in e.get("output_dtypes") or ()),
-        state=str(e.get("state") or ""), time_ns=_int(e.get("time_created_ns"), 0), is_p2p=is_p2p, frame=frame,
+        state=str(e.get("state") or ""),
+        time_ns=_int(e.get("time_created_ns"), 0),
+        is_p2p=is_p2p,
+        frame=frame,
     )
 
 
@@ -241,8 +306,11 @@ def _pg_ranks(cfg: Any) -> dict[str, tuple[int, ...]]:
                 ranks = json.loads(ranks)
             except ValueError:
                 ranks = None
-        if isinstance(ranks, list) and ranks and all(isinstance(r, int) and 0 <= r < plausible.MAX_WORLD_SIZE
-                                                     for r in ranks):
+        if (
+            isinstance(ranks, list)
+            and ranks
+            and all(isinstance(r, int) and 0 <= r < plausible.MAX_WORLD_SIZE for r in ranks)
+        ):
             out[str(key)] = tuple(ranks)
     return out
 
@@ -277,8 +345,11 @@ def load_dump(path: str, max_bytes: int = MAX_DUMP_BYTES) -> FrDump:
     version = str(obj.get("version", ""))
     major = version.split(".")[0]
     if not major.isdigit() or int(major) != SUPPORTED_MAJOR:
-        raise InputError(f"Flight Recorder dump version {version or '(none)'!r} is not supported "
-                         f"(this reader knows {SUPPORTED_MAJOR}.x, as torch 2.4-2.13 write)", path)
+        raise InputError(
+            f"Flight Recorder dump version {version or '(none)'!r} is not supported "
+            f"(this reader knows {SUPPORTED_MAJOR}.x, as torch 2.4-2.13 write)",
+            path,
+        )
     raw = obj.get("entries") or []
     if not isinstance(raw, list) or len(raw) > MAX_ENTRIES:
         raise InputError(f"Flight Recorder dump has an invalid or oversized entry list (limit {MAX_ENTRIES})", path)
@@ -286,7 +357,18 @@ def load_dump(path: str, max_bytes: int = MAX_DUMP_BYTES) -> FrDump:
     status: dict[str, tuple[int, int, int]] = {}
     for pg_id, st in (obj.get("pg_status") or {}).items():
         if isinstance(st, dict):
-            status[str(pg_id)] = (_int(st.get("last_enqueued_collective")), _int(st.get("last_started_collective")),
-                                  _int(st.get("last_completed_collective")))
-    return FrDump(path=path, rank=rank, version=version, format=kind, entries=entries, pg_status=status,
-                  pg_ranks=_pg_ranks(obj.get("pg_config")), comm_lib_version=str(obj.get("comm_lib_version") or ""))
+            status[str(pg_id)] = (
+                _int(st.get("last_enqueued_collective")),
+                _int(st.get("last_started_collective")),
+                _int(st.get("last_completed_collective")),
+            )
+    return FrDump(
+        path=path,
+        rank=rank,
+        version=version,
+        format=kind,
+        entries=entries,
+        pg_status=status,
+        pg_ranks=_pg_ranks(obj.get("pg_config")),
+        comm_lib_version=str(obj.get("comm_lib_version") or ""),
+    )

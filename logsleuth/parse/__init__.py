@@ -5,6 +5,7 @@ then the body is offered to the per-source recognisers in order (NCCL, torch glo
 Python logging) and, failing all, classified as trainer/other with an inferred level. Python tracebacks and
 the elastic ``ChildFailedError`` summary entries become single multi-line events.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
@@ -40,8 +41,17 @@ def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
     return pylog.fallback(body)
 
 
-def _event(path: str, line: int, end: int, text: str, body: str, pre: prefix.Prefix, rec: Recognised,
-           params: dict[str, Any] | None = None, defaults: PathFacts = _NO_FACTS) -> Event:
+def _event(
+    path: str,
+    line: int,
+    end: int,
+    text: str,
+    body: str,
+    pre: prefix.Prefix,
+    rec: Recognised,
+    params: dict[str, Any] | None = None,
+    defaults: PathFacts = _NO_FACTS,
+) -> Event:
     p = rec.params
     if params:
         p.update(params)
@@ -59,11 +69,15 @@ def _event(path: str, line: int, end: int, text: str, body: str, pre: prefix.Pre
         time=rec.time or pre.time,
         host=rec.host or pre.host,
         pid=rec.pid or pre.pid or defaults.pid,
-        rank=pre.rank if pre.rank is not None else rec.rank if rec.rank is not None else (
-            defaults.rank if defaults.rank is not None else p.get("comm_rank")),
-        local_rank=pre.local_rank if pre.local_rank is not None else (
-            rec.local_rank if rec.local_rank is not None else defaults.local_rank),
-        template=mask(body[rec.start:].strip()),
+        rank=pre.rank
+        if pre.rank is not None
+        else rec.rank
+        if rec.rank is not None
+        else (defaults.rank if defaults.rank is not None else p.get("comm_rank")),
+        local_rank=pre.local_rank
+        if pre.local_rank is not None
+        else (rec.local_rank if rec.local_rank is not None else defaults.local_rank),
+        template=mask(body[rec.start :].strip()),
         params=p,
     )
 
@@ -85,8 +99,17 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
 
     def tb_event(tb: Traceback, pre: prefix.Prefix, rec: Recognised, **extra: Any) -> Event:
         head = tb.lines[-1] if tb.exc_type else tb.lines[0]
-        return _event(path, tb.line, tb.end_line or tb.line, "\n".join(tb.lines), strip(head)[1], pre, rec,
-                      dict(tb.params(), **extra), defaults)
+        return _event(
+            path,
+            tb.line,
+            tb.end_line or tb.line,
+            "\n".join(tb.lines),
+            strip(head)[1],
+            pre,
+            rec,
+            dict(tb.params(), **extra),
+            defaults,
+        )
 
     def finish_tb(key: tuple) -> Event:
         tb, pre = open_tbs.pop(key)
@@ -95,15 +118,18 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     def summary_events(entry: Any) -> Iterator[Event]:
         params = entry.params()
         time = params.pop("time")
-        facts = dict(host=params.get("host"), pid=params.get("pid"), rank=params.get("rank"),
-                     local_rank=params.get("local_rank"))
+        facts = dict(
+            host=params.get("host"), pid=params.get("pid"), rank=params.get("rank"), local_rank=params.get("local_rank")
+        )
         rec = Recognised("elastic", "error", time=time, **facts)
         text = "\n".join(entry.lines)
         yield _event(path, entry.line, entry.end_line or entry.line, text, text, prefix.Prefix(), rec, params, defaults)
         tb = entry.tb
         if tb is not None and (tb.frames or tb.exc_type):
             # the worker's error-file traceback: one python event with the entry's rank/host/pid and time
-            yield tb_event(tb, prefix.Prefix(), Recognised("python", "error", time=time, **facts), replayed_by="elastic")
+            yield tb_event(
+                tb, prefix.Prefix(), Recognised("python", "error", time=time, **facts), replayed_by="elastic"
+            )
 
     for line_no, text in lines:
         if not text or text.isspace():
@@ -126,7 +152,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 yield finish_tb(key)
             open_tbs[key] = (Traceback(line_no, [text], line_no), pre)
             continue
-        if body.startswith("  File \"") and FRAME.match(body):
+        if body.startswith('  File "') and FRAME.match(body):
             # a traceback pasted or printed without its header (Ray re-raises, truncated copies)
             tb = Traceback(line_no, [], line_no)
             tb.add(line_no, text, body)

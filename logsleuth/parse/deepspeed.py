@@ -3,13 +3,16 @@
 Format from ``deepspeed/utils/logging.py`` (``"[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] %(message)s"``);
 the leading timestamp is stripped by ``prefix.strip`` before this runs.
 """
+
 from __future__ import annotations
 
 import regex
 
 from .record import Recognised
 
-_LINE = regex.compile(r"\[(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL)\] \[(?P<file>[\w.-]+):(?P<ln>\d+):(?P<fn>[\w<>]+)\]")
+_LINE = regex.compile(
+    r"\[(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL)\] \[(?P<file>[\w.-]+):(?P<ln>\d+):(?P<fn>[\w<>]+)\]"
+)
 
 
 def recognise(body: str) -> Recognised | None:

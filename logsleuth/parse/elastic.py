@@ -24,6 +24,7 @@ whole formatted exception, indented under the entry::
 That replay is collected as a Python traceback too (``Entry.tb``), so the worker's exception is named even when
 only the summary was kept (a pasted tail, a clipped log, a driver that lost the worker's stderr).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -58,8 +59,12 @@ class Entry:
     def params(self) -> dict[str, Any]:
         """Typed fields: ``rank``, ``local_rank``, ``host``, ``exitcode``, ``pid``, ``error_file``, ``time``, ``root``."""
         f = self.fields
-        out: dict[str, Any] = {"root": self.root, "host": f.get("host"), "error_file": f.get("error_file"),
-                               "traceback": f.get("traceback", "")}
+        out: dict[str, Any] = {
+            "root": self.root,
+            "host": f.get("host"),
+            "error_file": f.get("error_file"),
+            "traceback": f.get("traceback", ""),
+        }
         r = _RANK.match(f.get("rank", ""))
         if r:
             out["rank"] = plausible.rank(r["rank"])

@@ -2,12 +2,18 @@
 
 The order matters: an IP:port must be masked before its numbers, a path before its digits.
 """
+
 from __future__ import annotations
 
 import regex
 
 MASKS: tuple[tuple[str, regex.Pattern[str]], ...] = (
-    ("<TIME>", regex.compile(r"\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(?:[.,]\d+)?")),
+    (
+        "<TIME>",
+        regex.compile(
+            r"\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(?:[.,]\d+)?"
+        ),
+    ),
     ("<IP>", regex.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?![\w.])|\[[0-9a-fA-F:]{3,}\](?::\d+)?")),
     ("<HEX>", regex.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{12,}\b")),
     ("<PATH>", regex.compile(r"(?<![\w<])(?:[A-Za-z]:)?(?:\.{0,2}/[\w.@+-]+){2,}/?")),

@@ -3,12 +3,12 @@
 Format from NCCL's ``src/debug.cc`` (``ncclDebugLog``): ``"%s:%d:%d [%d] NCCL %s "`` with hostname, pid,
 tid, CUDA device; continuation lines of a WARN carry the same prefix with a ``file.cc:line`` instead of ``NCCL``.
 """
+
 from __future__ import annotations
 
 import regex
 
 from .. import plausible
-
 from .record import Recognised
 
 _LINE = regex.compile(

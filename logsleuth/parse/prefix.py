@@ -1,6 +1,7 @@
 """Prefixes that launchers and loggers put in front of a message: timestamps, ``[rank3]:``, ``[default3]:``,
 Ray's ``(ActorName pid=123, ip=10.0.0.1)``. Stripped repeatedly, outermost first.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -68,34 +69,34 @@ def strip(text: str) -> tuple[Prefix, str]:
                     pre.pid = plausible.pid(m["pid"])
                 if m["ip"]:
                     pre.host = m["ip"]
-                body = body[m.end():]
+                body = body[m.end() :]
                 continue
         elif c == "[":
             m = _PID.match(body)
             if m and pre.pid is None:
                 pre.pid = plausible.pid(m["pid"])
-                body = body[m.end():]
+                body = body[m.end() :]
                 continue
             m = _RANK.match(body)
             if m:
                 pre.rank = plausible.rank(m["rank"])
-                body = body[m.end():]
+                body = body[m.end() :]
                 continue
             m = _ROLE.match(body)
             if m:
                 pre.local_rank = plausible.rank(m["local_rank"])
-                body = body[m.end():]
+                body = body[m.end() :]
                 continue
             m = _TIME.match(body)
             if m and pre.time is None:
                 pre.time = timestamps.full(m["date"], m["clock"])
-                body = body[m.end():]
+                body = body[m.end() :]
                 continue
         elif c.isdigit() and pre.time is None:
             m = _TIME.match(body)
             if m:
                 pre.time = timestamps.full(m["date"], m["clock"])
-                body = body[m.end():]
+                body = body[m.end() :]
                 continue
         break
     if body.endswith("]") and "repeated" in body:

@@ -4,6 +4,7 @@ Covers ``LEVEL:logger:msg`` (logging's default), ``logger - LEVEL - msg`` / ``- 
 ``| LEVEL |`` (loguru), and ``LEVEL msg``. The logger name picks the source (``torch.distributed.elastic`` ->
 elastic, ``vllm`` -> vllm, ``deepspeed`` -> deepspeed, ``ray`` -> ray, otherwise trainer).
 """
+
 from __future__ import annotations
 
 import regex

@@ -3,12 +3,12 @@ and Ray warnings/errors printed by the driver (``(autoscaler +2s) Warning: ...``
 
 Format from ``ray/_private/ray_constants.py`` (``LOGGER_FORMAT = "%(asctime)s\\t%(levelname)s %(filename)s:%(lineno)s -- %(message)s"``).
 """
+
 from __future__ import annotations
 
 import regex
 
 from .. import plausible
-
 from .record import Recognised
 
 _LINE = regex.compile(r"(?P<lvl>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?P<file>[\w.-]+\.py):(?P<ln>\d+) -- ")

@@ -1,4 +1,5 @@
 """What a recogniser says about one message body."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

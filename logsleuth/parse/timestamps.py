@@ -3,6 +3,7 @@
 Year-less clocks (glog ``I1121 10:00:00.123``, vLLM ``01-22 20:05:19``) get ``YEARLESS`` as their year so they
 still order within a job; reports print them as ``--MM-DDTHH:MM:SS``.
 """
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -7,6 +7,7 @@ is not zero-padded in some releases: ``[E218 11:54:18.495933619 ...]``),
 ``W1121 10:00:00.123000 1234 torch/distributed/elastic/multiprocessing/api.py:897] msg`` that torch >= 2.4's
 Python loggers print. A file path under ``distributed/elastic`` or ``distributed/run`` marks the elastic agent.
 """
+
 from __future__ import annotations
 
 import regex

@@ -5,6 +5,7 @@ prefixes (``[rank1]:``, ``(Actor pid=12)``) are kept apart even when interleaved
 ``traceback.format_exception``: a ``Traceback (most recent call last):`` header, indented ``File "...", line N,
 in func`` frames with code and ``^^^`` markers, then the unindented ``Type: message`` line.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -3,6 +3,7 @@
 Format from ``vllm/logger.py`` (``_FORMAT = "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s"``,
 ``_DATE_FORMAT = "%m-%d %H:%M:%S"``); worker processes add a ``(VllmWorkerProcess pid=N)`` prefix.
 """
+
 from __future__ import annotations
 
 import regex

@@ -9,6 +9,7 @@ User regexes run with a timeout (``regex``'s ``timeout=``); a pattern that times
 that, each pattern has a time budget per job (``PATTERN_BUDGET_S``): a catastrophic pattern such as ``(a+)+$`` costs
 a job at most that, then it is switched off for the rest of the job and named in ``stats["rules_over_budget"]``.
 """
+
 from __future__ import annotations
 
 import os
@@ -153,18 +154,21 @@ class RuleSet:
         self.rules: list[CompiledRule] = []
         for rf in self.files:
             s = rf.spec
-            self.rules.append(CompiledRule(
-                spec=s, path=rf.path,
-                any=[LazyPattern(p) for p in s.match.any],
-                all=[LazyPattern(p) for p in s.match.all],
-                none=[LazyPattern(p) for p in s.match.none],
-                requires=[ctx(p) for p in s.context.requires],
-                boosts=[ctx(p) for p in s.context.boosts],
-                lowers=[ctx(p) for p in s.context.lowers],
-                absent=[ctx(p) for p in s.context.absent],
-                sources=frozenset(s.sources) if s.sources else None,
-                facts=tuple(s.match.facts),
-            ))
+            self.rules.append(
+                CompiledRule(
+                    spec=s,
+                    path=rf.path,
+                    any=[LazyPattern(p) for p in s.match.any],
+                    all=[LazyPattern(p) for p in s.match.all],
+                    none=[LazyPattern(p) for p in s.match.none],
+                    requires=[ctx(p) for p in s.context.requires],
+                    boosts=[ctx(p) for p in s.context.boosts],
+                    lowers=[ctx(p) for p in s.context.lowers],
+                    absent=[ctx(p) for p in s.context.absent],
+                    sources=frozenset(s.sources) if s.sources else None,
+                    facts=tuple(s.match.facts),
+                )
+            )
         self.by_id = {r.id: r for r in self.rules}
         # one automaton for everything: keys [0, n_match) are match patterns, then the context patterns
         match_patterns: list[str] = []
@@ -202,8 +206,10 @@ class RuleSet:
                 owner.setdefault(id(p), r.id)
             for i in (*r.requires, *r.boosts, *r.lowers, *r.absent):
                 owner.setdefault(id(self.context_patterns[i]), r.id)
-        return [{"rule_id": owner.get(k, "?"), "pattern": p.pattern[:200], "seconds": round(self.budget.spent[k], 3)}
-                for k, p in self.budget.off.items()]
+        return [
+            {"rule_id": owner.get(k, "?"), "pattern": p.pattern[:200], "seconds": round(self.budget.spent[k], 3)}
+            for k, p in self.budget.off.items()
+        ]
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -290,7 +296,9 @@ class RuleSet:
                 continue
             fact_values: dict[str, Any] | None = None
             if rule.facts:
-                fact_values = next((v for f in facts for c in rule.facts if (v := fact_matches(c, f)) is not None), None)
+                fact_values = next(
+                    (v for f in facts for c in rule.facts if (v := fact_matches(c, f)) is not None), None
+                )
                 if fact_values is None:
                     continue
             values = {k: v for k, v in event.params.items() if isinstance(v, _SCALARS)}
@@ -299,8 +307,9 @@ class RuleSet:
                 values.update({k: v for k, v in fact_values.items() if v is not None})
             values.update({k: v for k, v in groups.items() if v is not None})
             s = rule.spec
-            out.append(Match(s.id, s.root_cause, s.role, event, values, s.severity, s.priority,
-                             BASE_CONFIDENCE[s.severity]))
+            out.append(
+                Match(s.id, s.root_cause, s.role, event, values, s.severity, s.priority, BASE_CONFIDENCE[s.severity])
+            )
         return out
 
     def matched_lines(self, match: Match) -> set[int]:
@@ -316,7 +325,9 @@ class RuleSet:
         if text.count("\n") != ev.end_line - ev.line:
             return span
         found = [m for p in rule.all if (m := self.budget.search(p, text))]
-        found += next(([m] for p in rule.any if (m := self.budget.search(p, text))), [])  # the first ``any`` that matches
+        found += next(
+            ([m] for p in rule.any if (m := self.budget.search(p, text))), []
+        )  # the first ``any`` that matches
         lines: set[int] = set()
         for m in found:
             first = ev.line + text.count("\n", 0, m.start())
@@ -338,7 +349,9 @@ class RuleSet:
             if i >= 0 and i not in hits and self.budget.search(patterns[i], text):
                 hits.add(i)
 
-    def finalize(self, matches: Iterable[Match], hits: set[int], last_lines: dict[str, int] | None = None) -> list[Match]:
+    def finalize(
+        self, matches: Iterable[Match], hits: set[int], last_lines: dict[str, int] | None = None
+    ) -> list[Match]:
         """Apply context and position; set confidences.
 
         Drops matches whose rule ``requires`` a line that never occurred, names an ``absent`` line that did occur,

@@ -1,4 +1,5 @@
 """Run every rule's own ``examples`` through the real parser and engine (like semgrep's ``ruleid:``/``ok:`` tests)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -15,6 +15,7 @@ Two RE2 searches per block of bytes (``read.LineGate``):
 
 ``tests/test_gate.py`` checks over the whole corpus that gated and full analyses agree.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,7 +54,7 @@ def relax(pattern: str) -> str:
             if not in_class and pattern[i + 1] in "bBAZz":
                 i += 2
                 continue
-            out.append(pattern[i:i + 2])
+            out.append(pattern[i : i + 2])
             i += 2
             continue
         if in_class:
@@ -130,12 +131,22 @@ def build(rules: RuleSet) -> LineGate | None:
         else:  # patterns hyperscan cannot take: their literals decide
             keep += [check[i] for i in sorted(undecided)]
             check = [c for i, c in enumerate(check) if i not in undecided]
-    return LineGate(keep, parse_gate.BLOCK_STARTS, before=0, after=0, block_after=GATE_BLOCK_LINES,
-                    tail=GATE_TAIL_LINES, check_patterns=check, confirm=confirm)
+    return LineGate(
+        keep,
+        parse_gate.BLOCK_STARTS,
+        before=0,
+        after=0,
+        block_after=GATE_BLOCK_LINES,
+        tail=GATE_TAIL_LINES,
+        check_patterns=check,
+        confirm=confirm,
+    )
 
 
-def _confirmer(patterns: Sequence[str], context_of: Sequence[int | None],
-               ) -> tuple[Callable[[bytes, Collection[int]], bool] | None, frozenset[int]]:
+def _confirmer(
+    patterns: Sequence[str],
+    context_of: Sequence[int | None],
+) -> tuple[Callable[[bytes, Collection[int]], bool] | None, frozenset[int]]:
     """``(confirm, undecided)``: ``confirm(line, seen)`` tells whether a raw line must be parsed: one of
     ``patterns`` may match in it that is a rule/fact pattern, or a context pattern whose index is not in ``seen``
     (the job's context hits so far: a context pattern only asks "seen anywhere?"); non-ASCII lines: always.

@@ -1,5 +1,6 @@
 """Load rule files safely (libyaml's ``CSafeLoader`` where available, else ``yaml.SafeLoader``, rejecting duplicate
 keys) with ``path:line`` errors; one YAML parse per file gives both the data and the positions."""
+
 from __future__ import annotations
 
 import functools
@@ -32,8 +33,7 @@ def _unique_key_loader() -> type:
             for key_node, _ in node.value:
                 key = self.construct_object(key_node, deep=deep)
                 if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key!r}", key_node.start_mark)
+                    raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
                 seen.add(key)
             return super().construct_mapping(node, deep)
 

@@ -12,6 +12,7 @@ superset is safe, a subset never happens.
 Compiling takes ~1 s for 230 patterns, so the serialized database is cached on disk (``cache_dir()``), keyed by a hash
 of the patterns and the Hyperscan version; a corrupt or foreign cache file is rebuilt.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,7 +59,9 @@ def write_atomic(path: Path, data: bytes) -> None:
         pass  # a read-only home: compile again next time
 
 
-def compile_database(patterns: Sequence[str], *, multi: bool = False, use_cache: bool = True) -> tuple[Any, frozenset[int]]:
+def compile_database(
+    patterns: Sequence[str], *, multi: bool = False, use_cache: bool = True
+) -> tuple[Any, frozenset[int]]:
     """``(database, always)``: a block-mode Hyperscan database of ``patterns`` (ids = their indexes) and the
     indexes it cannot decide (to be treated as matching everywhere).
 

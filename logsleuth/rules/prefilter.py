@@ -12,6 +12,7 @@ Case-insensitive parts (``(?i:...)``) are expanded to every ASCII case variant o
 a line that is not pure ASCII may fold differently (``ſ`` == ``s`` under ``regex``'s IGNORECASE), so such a line
 is also searched, case-folded, for the case-folded factors.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -165,7 +166,7 @@ def _case_variants(lit: str) -> list[str]:
             j += 1
         if j - i > best[1] - best[0]:
             best = (i, j)
-    window = lit[best[0]:best[1]]
+    window = lit[best[0] : best[1]]
     choices = [(c.lower(), c.upper()) if c.isalpha() else (c,) for c in window]
     return sorted({"".join(p) for p in itertools.product(*choices)})
 
@@ -253,7 +254,7 @@ class LiteralPrefilter:
             if ci:
                 ci_keys.add(i)
             for a in alts:
-                for spelling in (_case_variants(a) if ci else [a]):
+                for spelling in _case_variants(a) if ci else [a]:
                     by_literal.setdefault(spelling, set()).add(i)
         self.always = frozenset(always)
         self.case_insensitive = frozenset(ci_keys)

@@ -1,4 +1,5 @@
 """Rendering of a rule's ``message`` (``str.format``) and ``fix`` (sandboxed jinja2) from a match's groups."""
+
 from __future__ import annotations
 
 import functools
@@ -17,8 +18,22 @@ from jinja2.sandbox import SandboxedEnvironment
 from ..types import Fix
 
 # event params a message/fix may use besides the rule's named groups
-PARAM_NAMES = frozenset({"exc_type", "exc_short", "exc_inner", "exc_message", "user_frame", "rank", "local_rank",
-                         "host", "pid", "exitcode", "actor", "repeated"})
+PARAM_NAMES = frozenset(
+    {
+        "exc_type",
+        "exc_short",
+        "exc_inner",
+        "exc_message",
+        "user_frame",
+        "rank",
+        "local_rank",
+        "host",
+        "pid",
+        "exitcode",
+        "actor",
+        "repeated",
+    }
+)
 
 
 def multiples_near(value: int, step: int, count: int = 3) -> list[int]:

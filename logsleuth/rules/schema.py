@@ -1,4 +1,5 @@
 """The rule file format (one YAML file per rule), as a pydantic model. See design.md "Rule format"."""
+
 from __future__ import annotations
 
 from typing import Any, Literal

@@ -1,4 +1,5 @@
 """A read-only view of a validated rule, rebuilt from the compiled-rules cache without importing pydantic."""
+
 from __future__ import annotations
 
 import copy
@@ -15,6 +16,9 @@ class SpecView:
         self._data = data
         for k, v in data.items():
             self.__dict__[k] = SpecView(v) if isinstance(v, dict) else v
+
+    def __getattr__(self, name: str) -> Any:  # only for names the data lacks; tells type checkers fields are Any
+        raise AttributeError(name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name != "_data":

@@ -3,6 +3,7 @@
 Each validator's ``check(rule_file)`` returns a list of ``(where, message)``; ``CrossRuleValidator`` subclasses
 see all rules at once.
 """
+
 from __future__ import annotations
 
 import string
@@ -20,9 +21,15 @@ Problem = tuple[str, str]
 
 def _patterns(rf: RuleFile) -> Iterable[tuple[str, str]]:
     s = rf.spec
-    for section, items in (("match.any", s.match.any), ("match.all", s.match.all), ("match.none", s.match.none),
-                           ("context.requires", s.context.requires), ("context.boosts", s.context.boosts),
-                           ("context.lowers", s.context.lowers), ("context.absent", s.context.absent)):
+    for section, items in (
+        ("match.any", s.match.any),
+        ("match.all", s.match.all),
+        ("match.none", s.match.none),
+        ("context.requires", s.context.requires),
+        ("context.boosts", s.context.boosts),
+        ("context.lowers", s.context.lowers),
+        ("context.absent", s.context.absent),
+    ):
         for i, p in enumerate(items):
             yield f"{section}.{i}", p
 
@@ -132,8 +139,11 @@ class MessagePlaceholdersAreGroups(Validator):
         except ValueError as exc:
             return [(rf.where("message"), f"message is not a valid format string: {exc}")]
         names = {regex.split(r"[.\[!:]", f, maxsplit=1)[0] for f in fields}
-        required = {regex.split(r"[.\[!:]", f, maxsplit=1)[0]
-                    for _, f, _, _ in string.Formatter().parse(required_text(rf.spec.message)) if f}
+        required = {
+            regex.split(r"[.\[!:]", f, maxsplit=1)[0]
+            for _, f, _, _ in string.Formatter().parse(required_text(rf.spec.message))
+            if f
+        }
         for name in sorted(names - known):
             out.append((rf.where("message"), f"message placeholder {{{name}}} is not a named group of the rule"))
         # each ``any`` alternative fires alone: it (with ``all`` and the event params) must give every placeholder,
@@ -142,15 +152,22 @@ class MessagePlaceholdersAreGroups(Validator):
         for i, p in enumerate(rf.spec.match.any):
             lacking = sorted((required & known) - shared - _groups([p]))
             if lacking:
-                why = (f"this alternative has no group {', '.join(lacking)} that the message needs "
-                       "(it would render empty; put the clause in [[ ]] to make it optional)")
+                why = (
+                    f"this alternative has no group {', '.join(lacking)} that the message needs "
+                    "(it would render empty; put the clause in [[ ]] to make it optional)"
+                )
                 out.append((rf.where(f"match.any.{i}"), why))
         for _, f, spec, conv in string.Formatter().parse(rf.spec.message):
             if f is not None and (spec or conv or "." in f or "[" in f):
                 # {msg:>2000000000} allocates gigabytes; {x.__class__} reaches into objects: plain {name} only
-                out.append((rf.where("message"), f"message placeholder {{{f}{'!' + conv if conv else ''}"
-                                                 f"{':' + spec if spec else ''}}} must be a plain {{name}} "
-                                                 "(no format spec, conversion, attribute or index)"))
+                out.append(
+                    (
+                        rf.where("message"),
+                        f"message placeholder {{{f}{'!' + conv if conv else ''}"
+                        f"{':' + spec if spec else ''}}} must be a plain {{name}} "
+                        "(no format spec, conversion, attribute or index)",
+                    )
+                )
         return out
 
 
@@ -164,8 +181,12 @@ class FixTemplateCompiles(Validator):
             ENV.from_string(rf.spec.fix)
         except TemplateSyntaxError as exc:
             return [(rf.where("fix"), f"fix is not a valid jinja2 template: {exc.message}")]
-        refused = [f"{type(n).__name__.lower()}" for n in ast.find_all((nodes.Macro, nodes.CallBlock, nodes.Include,
-                                                                          nodes.Import, nodes.FromImport, nodes.Extends))]
+        refused = [
+            f"{type(n).__name__.lower()}"
+            for n in ast.find_all(
+                (nodes.Macro, nodes.CallBlock, nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)
+            )
+        ]
         refused += ["recursive loop" for n in ast.find_all(nodes.For) if n.recursive]
         refused += ["loop inside a loop" for n in ast.find_all(nodes.For) if any(True for _ in n.find_all(nodes.For))]
         if refused:
@@ -243,9 +264,15 @@ class NestedQuantifiers(Validator):
     warning = True
 
     def check(self, rf: RuleFile) -> list[Problem]:
-        return [(rf.where(where), "nested quantifier (like (a+)+): can backtrack for a very long time on a line "
-                                  "that almost matches; rewrite it, or it may hit its per-job time budget")
-                for where, p in _patterns(rf) if nested_quantifier(p)]
+        return [
+            (
+                rf.where(where),
+                "nested quantifier (like (a+)+): can backtrack for a very long time on a line "
+                "that almost matches; rewrite it, or it may hit its per-job time budget",
+            )
+            for where, p in _patterns(rf)
+            if nested_quantifier(p)
+        ]
 
 
 def _all_subclasses(cls: type) -> list[type]:

@@ -27,6 +27,7 @@ This module is callable: ``logsleuth.scan(paths, ...)`` is ``logsleuth.scan.scan
 ``logsleuth.scan.read_table``). It uses the documented module ``__class__`` assignment (Python data model,
 "Customizing module attribute access").
 """
+
 from __future__ import annotations
 
 import sys
@@ -43,10 +44,32 @@ from .summary import render_summary, summarize
 from .table import COLUMNS, MAX_TEXT, OUTPUT_SUFFIXES, read_table, to_frame, write_table
 
 __all__ = [
-    "scan", "plan", "discover", "default_jobs", "analyze_job", "row_from_diagnosis", "error_row",
-    "COLUMNS", "MAX_TEXT", "OUTPUT_SUFFIXES", "to_frame", "write_table", "read_table", "summarize", "render_summary",
-    "Job", "ScanPlan", "ScanProgress", "ProgressFn", "Emit", "Executor", "ENGINES", "make_executor",
-    "CACHE_FORMAT", "load_cache", "settings_key",
+    "scan",
+    "plan",
+    "discover",
+    "default_jobs",
+    "analyze_job",
+    "row_from_diagnosis",
+    "error_row",
+    "COLUMNS",
+    "MAX_TEXT",
+    "OUTPUT_SUFFIXES",
+    "to_frame",
+    "write_table",
+    "read_table",
+    "summarize",
+    "render_summary",
+    "Job",
+    "ScanPlan",
+    "ScanProgress",
+    "ProgressFn",
+    "Emit",
+    "Executor",
+    "ENGINES",
+    "make_executor",
+    "CACHE_FORMAT",
+    "load_cache",
+    "settings_key",
 ]
 
 

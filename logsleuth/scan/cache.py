@@ -1,4 +1,5 @@
 """The scan's JSONL cache: finished rows keyed by the job's file fingerprint and the settings that decide a row."""
+
 from __future__ import annotations
 
 import hashlib
@@ -33,8 +34,14 @@ def settings_key(rules: RuleSet, model: bool, max_job_bytes: int | None, redact:
     """What, besides the files, decides a job's row: logsleuth's version, the rules, the model, the options."""
     from .. import __version__
 
-    parts = [f"format={CACHE_FORMAT}", f"logsleuth={__version__}", f"rules={rules.fingerprint()}",
-             f"model={_model_fingerprint() if model else 'off'}", f"max_job_bytes={max_job_bytes}", f"redact={redact}"]
+    parts = [
+        f"format={CACHE_FORMAT}",
+        f"logsleuth={__version__}",
+        f"rules={rules.fingerprint()}",
+        f"model={_model_fingerprint() if model else 'off'}",
+        f"max_job_bytes={max_job_bytes}",
+        f"redact={redact}",
+    ]
     return hashlib.sha256(";".join(parts).encode()).hexdigest()[:24]
 
 
@@ -70,8 +77,12 @@ class CacheWriter:
             raise InputError(f"cannot write the scan cache ({exc.strerror})", self.path) from exc
 
     def add(self, job: Job, row: dict[str, Any]) -> None:
-        self.f.write(json.dumps({"settings": self.settings, "fingerprint": job.fingerprint, "row": row},
-                                ensure_ascii=False, default=str) + "\n")
+        self.f.write(
+            json.dumps(
+                {"settings": self.settings, "fingerprint": job.fingerprint, "row": row}, ensure_ascii=False, default=str
+            )
+            + "\n"
+        )
         self.f.flush()
 
     def close(self) -> None:
@@ -83,8 +94,14 @@ class CacheWriter:
         try:
             with open(tmp, "w", encoding="utf-8") as f:
                 for fingerprint, row in rows:
-                    f.write(json.dumps({"settings": self.settings, "fingerprint": fingerprint, "row": row},
-                                       ensure_ascii=False, default=str) + "\n")
+                    f.write(
+                        json.dumps(
+                            {"settings": self.settings, "fingerprint": fingerprint, "row": row},
+                            ensure_ascii=False,
+                            default=str,
+                        )
+                        + "\n"
+                    )
             os.replace(tmp, self.path)
         finally:
             if os.path.exists(tmp):

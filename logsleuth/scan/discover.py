@@ -1,5 +1,6 @@
 """Find log files under the scanned paths and group them into jobs (``group_by`` dir/file; torchrun ``--log-dir``
 and Ray session layouts stay one job, rooted where ``jobfiles.is_layout_root`` says the layout starts)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -83,8 +84,10 @@ def discover(paths: Sequence[str | os.PathLike[str]], group_by: str = "dir") -> 
             if f not in members:
                 members.append(f)
     if not groups:
-        raise InputError("no log files found (*.log, *.out, *.err, *.txt, optionally .gz/.zst)",
-                         ", ".join(os.fspath(p) for p in paths))
+        raise InputError(
+            "no log files found (*.log, *.out, *.err, *.txt, optionally .gz/.zst)",
+            ", ".join(os.fspath(p) for p in paths),
+        )
     jobs: list[Job] = []
     for name, files in sorted(groups.items()):
         files.sort()
@@ -95,8 +98,13 @@ def discover(paths: Sequence[str | os.PathLike[str]], group_by: str = "dir") -> 
                 stats.append((f, st.st_size, st.st_mtime_ns))
             except OSError:
                 stats.append((f, 0, 0))  # reported as an error row when analysed
-        jobs.append(Job(
-            name=name, paths=tuple(files), bytes=sum(s[1] for s in stats), fingerprint=_fingerprint(stats),
-            analyze_paths=(name,) if name in layout else tuple(files),
-        ))
+        jobs.append(
+            Job(
+                name=name,
+                paths=tuple(files),
+                bytes=sum(s[1] for s in stats),
+                fingerprint=_fingerprint(stats),
+                analyze_paths=(name,) if name in layout else tuple(files),
+            )
+        )
     return jobs

@@ -1,4 +1,5 @@
 """Where a scan's jobs run: one interface (``Executor.run(todo, emit)``), a local and a Ray implementation."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
@@ -19,8 +20,9 @@ class Executor(Protocol):
         A job that cannot be analysed still gets a row (``error`` set); only Ctrl-C or a lost cluster raise."""
 
 
-def make_executor(engine: str, rules: RuleSet, *, workers: int, address: str | None, model: bool,
-                  max_job_bytes: int | None) -> Executor:
+def make_executor(
+    engine: str, rules: RuleSet, *, workers: int, address: str | None, model: bool, max_job_bytes: int | None
+) -> Executor:
     """The executor for ``engine`` (``local``: ``workers`` processes; ``ray``: the cluster at ``address``).
 
     Raises:

@@ -1,4 +1,5 @@
 """The scan's value types: a ``Job`` to analyse, a ``ScanProgress`` report, the ``ScanPlan`` (jobs, cached rows)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,4 +1,5 @@
 """The local executor: jobs analysed in worker processes on this machine (or in this process for one worker)."""
+
 from __future__ import annotations
 
 import signal
@@ -43,12 +44,14 @@ def _pool(workers: int, rules_blob: bytes, model: bool, max_job_bytes: int | Non
         ctx.set_forkserver_preload(["logsleuth.scan.local", "logsleuth.pipeline"])
     else:
         ctx = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                               initargs=(rules_blob, model, max_job_bytes))
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(rules_blob, model, max_job_bytes)
+    )
 
 
-def _run_local(todo: list[Job], rules: RuleSet, workers: int, model: bool, max_job_bytes: int | None,
-               emit: Emit) -> None:
+def _run_local(
+    todo: list[Job], rules: RuleSet, workers: int, model: bool, max_job_bytes: int | None, emit: Emit
+) -> None:
     """Analyse ``todo`` in ``workers`` processes, at most ``workers + 1`` jobs in flight.
 
     A worker that dies (killed by the OS, out of memory, a crash in C code) breaks the pool: the jobs in flight

@@ -1,4 +1,5 @@
 """The Ray executor: batches of jobs as tasks on a Ray cluster (files readable at the same paths on every node)."""
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
 _RAY_RULES: dict[str, Any] = {}
 
 
-def _ray_task(jobs: list[Job], rules_ref: list[Any], rules_key: str, model: bool,
-              max_job_bytes: int | None) -> list[dict[str, Any]]:
+def _ray_task(
+    jobs: list[Job], rules_ref: list[Any], rules_key: str, model: bool, max_job_bytes: int | None
+) -> list[dict[str, Any]]:
     """Runs on a Ray worker: the rules are fetched once per worker process (cached by fingerprint)."""
     rules = _RAY_RULES.get(rules_key)
     if rules is None:
@@ -54,8 +56,9 @@ def _as_given(row: dict[str, Any], job: Job) -> dict[str, Any]:
     return row
 
 
-def _run_ray(todo: list[Job], rules: RuleSet, address: str | None, model: bool, max_job_bytes: int | None,
-             emit: Emit) -> None:
+def _run_ray(
+    todo: list[Job], rules: RuleSet, address: str | None, model: bool, max_job_bytes: int | None, emit: Emit
+) -> None:
     try:
         import ray
     except ImportError as exc:
@@ -65,11 +68,16 @@ def _run_ray(todo: list[Job], rules: RuleSet, address: str | None, model: bool, 
         import logging
 
         try:
-            ray.init(address=address or os.environ.get("RAY_ADDRESS") or "auto", log_to_driver=False,
-                     logging_level=logging.WARNING)
+            ray.init(
+                address=address or os.environ.get("RAY_ADDRESS") or "auto",
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+            )
         except ConnectionError as exc:
-            raise LogsleuthError(f"cannot connect to a Ray cluster at {address or 'auto'} ({exc}); "
-                                 "start one with 'ray start --head' or pass --address") from exc
+            raise LogsleuthError(
+                f"cannot connect to a Ray cluster at {address or 'auto'} ({exc}); "
+                "start one with 'ray start --head' or pass --address"
+            ) from exc
     try:
         _run_ray_tasks(ray, todo, rules, model, max_job_bytes, emit)
     finally:
@@ -77,15 +85,18 @@ def _run_ray(todo: list[Job], rules: RuleSet, address: str | None, model: bool, 
             ray.shutdown()  # disconnects this driver; the cluster keeps running
 
 
-def _run_ray_tasks(ray: Any, todo: list[Job], rules: RuleSet, model: bool, max_job_bytes: int | None,
-                   emit: Emit) -> None:
+def _run_ray_tasks(
+    ray: Any, todo: list[Job], rules: RuleSet, model: bool, max_job_bytes: int | None, emit: Emit
+) -> None:
     rules_ref = ray.put(rules)
     task = ray.remote(num_cpus=1, max_retries=1)(_ray_task)
     # absolute paths: Ray workers may run in another working directory (the archive must be on a shared filesystem)
     running = {}
     for batch in _batches(todo):
-        ajobs = [Job(j.name, j.paths, j.bytes, j.fingerprint, tuple(os.path.abspath(p) for p in j.analyze_paths))
-                 for j in batch]
+        ajobs = [
+            Job(j.name, j.paths, j.bytes, j.fingerprint, tuple(os.path.abspath(p) for p in j.analyze_paths))
+            for j in batch
+        ]
         ref = task.remote(ajobs, [rules_ref], rules.fingerprint(), model, max_job_bytes)
         running[ref] = batch
     try:
@@ -96,8 +107,10 @@ def _run_ray_tasks(ray: Any, todo: list[Job], rules: RuleSet, model: bool, max_j
                 try:
                     rows = ray.get(ref)
                 except Exception as exc:  # noqa: BLE001 - a worker crash / task error fails only this batch
-                    rows = [error_row(j, f"Ray task failed: {type(exc).__name__}: {str(exc).splitlines()[0]}")
-                            for j in batch]
+                    rows = [
+                        error_row(j, f"Ray task failed: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+                        for j in batch
+                    ]
                 for job, row in zip(batch, rows):
                     emit(job, _as_given(row, job))
     except BaseException:

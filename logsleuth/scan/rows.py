@@ -1,4 +1,5 @@
 """One job -> one table row: ``analyze_job`` runs ``analyze`` and never raises for bad input."""
+
 from __future__ import annotations
 
 import time
@@ -56,7 +57,9 @@ def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
         "method": d.method,
         "rule_id": d.rule_id,
         # times carry the job's year (log, else file mtime); a clock with no year at all is no date: null
-        "first_failure_time": ff.time.isoformat() if ff is not None and ff.time is not None and ff.time.year != YEARLESS else None,
+        "first_failure_time": ff.time.isoformat()
+        if ff is not None and ff.time is not None and ff.time.year != YEARLESS
+        else None,
         "first_failure_rank": ff.rank if ff is not None else None,
         "first_failure_host": ff.host if ff is not None else None,
         "first_failure_path": ff.path if ff is not None else None,
@@ -78,15 +81,25 @@ def redact_row(row: dict[str, Any], secrets: bool = True) -> dict[str, Any]:
     """``row`` as written out: ``LOG_TEXT_COLUMNS`` passed through ``redact.redact`` (secrets only if ``secrets``)."""
     from ..redact import redact
 
-    return {k: redact(v, secrets=secrets) if k in LOG_TEXT_COLUMNS and isinstance(v, str) else v
-            for k, v in row.items()}
+    return {
+        k: redact(v, secrets=secrets) if k in LOG_TEXT_COLUMNS and isinstance(v, str) else v for k, v in row.items()
+    }
 
 
 def error_row(job: Job, message: str, seconds: float = 0.0) -> dict[str, Any]:
     """The row of a job that could not be analysed."""
     row: dict[str, Any] = {c: None for c in COLUMNS}
-    row.update({"job": job.name, "paths": list(job.paths), "files": len(job.paths), "bytes": job.bytes,
-                "symptoms": [], "error": message, "seconds": float(seconds)})
+    row.update(
+        {
+            "job": job.name,
+            "paths": list(job.paths),
+            "files": len(job.paths),
+            "bytes": job.bytes,
+            "symptoms": [],
+            "error": message,
+            "seconds": float(seconds),
+        }
+    )
     return row
 
 

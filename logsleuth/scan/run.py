@@ -1,4 +1,5 @@
 """The scan itself: discover, split off cached jobs, run the rest on an executor, build the table."""
+
 from __future__ import annotations
 
 import os
@@ -19,9 +20,16 @@ if TYPE_CHECKING:
     from ..rules.engine import RuleSet
 
 
-def plan(paths: Sequence[str | os.PathLike[str]], *, group_by: str = "dir", rules: RuleSet | None = None,
-         cache: str | os.PathLike[str] | None = None, model: bool = True,
-         max_job_bytes: int | None = None, redact: bool = True) -> ScanPlan:
+def plan(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    group_by: str = "dir",
+    rules: RuleSet | None = None,
+    cache: str | os.PathLike[str] | None = None,
+    model: bool = True,
+    max_job_bytes: int | None = None,
+    redact: bool = True,
+) -> ScanPlan:
     """Discover the jobs and split them into cached and to-do (see ``scan`` for the arguments)."""
     jobs = discover(paths, group_by)
     if cache is None or rules is None:
@@ -99,10 +107,17 @@ def scan(
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; choose {' or '.join(ENGINES)}")
     rules = rules if rules is not None else load_rules(rules_dirs)
-    p = plan(paths, group_by=group_by, rules=rules, cache=cache, model=model, max_job_bytes=max_job_bytes,
-             redact=redact)
-    executor = make_executor(engine, rules, workers=jobs if jobs is not None else default_jobs(), address=address,
-                             model=model, max_job_bytes=max_job_bytes)
+    p = plan(
+        paths, group_by=group_by, rules=rules, cache=cache, model=model, max_job_bytes=max_job_bytes, redact=redact
+    )
+    executor = make_executor(
+        engine,
+        rules,
+        workers=jobs if jobs is not None else default_jobs(),
+        address=address,
+        model=model,
+        max_job_bytes=max_job_bytes,
+    )
     rows: dict[str, dict[str, Any]] = {}
     total, total_bytes, total_files = len(p.jobs), p.total_bytes, sum(len(j.paths) for j in p.jobs)
     counters = {"done": 0, "bytes": 0, "files": 0}
@@ -115,8 +130,19 @@ def scan(
         counters["bytes"] += job.bytes
         counters["files"] += len(job.paths)
         if progress is not None:
-            progress(ScanProgress(job, row, cached, counters["done"], total, counters["files"], total_files,
-                                  counters["bytes"], total_bytes))
+            progress(
+                ScanProgress(
+                    job,
+                    row,
+                    cached,
+                    counters["done"],
+                    total,
+                    counters["files"],
+                    total_files,
+                    counters["bytes"],
+                    total_bytes,
+                )
+            )
 
     by_name = {j.name: j for j in p.jobs}
     for name, row in p.cached_rows.items():

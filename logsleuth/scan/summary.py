@@ -1,4 +1,5 @@
 """Jobs per root cause (``summarize``) and its text / Markdown / JSON rendering."""
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,8 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
     if len(g) == 0:
         return pd.DataFrame(columns=["root_cause", "jobs", "share", "first_seen", "last_seen", "example"])
     out = g.groupby("root_cause", sort=False).agg(
-        jobs=("job", "size"), first_seen=("t", "min"), last_seen=("t", "max"), example=("job", "first"))
+        jobs=("job", "size"), first_seen=("t", "min"), last_seen=("t", "max"), example=("job", "first")
+    )
     out = out.reset_index()
     out["share"] = out["jobs"] / len(df)
     out = out.sort_values(["jobs", "root_cause"], ascending=[False, True], kind="stable").reset_index(drop=True)
@@ -42,21 +44,34 @@ def render_summary(summary: pd.DataFrame, fmt: str = "text") -> str:
 
     recs = []
     for r in summary.itertuples(index=False):
-        recs.append({
-            "root_cause": r.root_cause,
-            "title": "could not be read" if r.root_cause == "error" else taxonomy_title(r.root_cause),
-            "jobs": int(r.jobs),
-            "share": round(float(r.share), 4),
-            "first_seen": None if _missing(r.first_seen) else r.first_seen.isoformat(),
-            "last_seen": None if _missing(r.last_seen) else r.last_seen.isoformat(),
-            "example": r.example,
-        })
+        recs.append(
+            {
+                "root_cause": r.root_cause,
+                "title": "could not be read" if r.root_cause == "error" else taxonomy_title(r.root_cause),
+                "jobs": int(r.jobs),
+                "share": round(float(r.share), 4),
+                "first_seen": None if _missing(r.first_seen) else r.first_seen.isoformat(),
+                "last_seen": None if _missing(r.last_seen) else r.last_seen.isoformat(),
+                "example": r.example,
+            }
+        )
     if fmt == "json":
-        return json.dumps({"total_jobs": sum(x["jobs"] for x in recs), "root_causes": recs}, indent=2,
-                          ensure_ascii=False) + "\n"
+        return (
+            json.dumps({"total_jobs": sum(x["jobs"] for x in recs), "root_causes": recs}, indent=2, ensure_ascii=False)
+            + "\n"
+        )
     header = ["root cause", "jobs", "share", "first seen", "last seen", "example"]
-    table = [[x["root_cause"], str(x["jobs"]), f"{100 * x['share']:.1f}%", x["first_seen"] or "-",
-              x["last_seen"] or "-", x["example"]] for x in recs]
+    table = [
+        [
+            x["root_cause"],
+            str(x["jobs"]),
+            f"{100 * x['share']:.1f}%",
+            x["first_seen"] or "-",
+            x["last_seen"] or "-",
+            x["example"],
+        ]
+        for x in recs
+    ]
     total = sum(x["jobs"] for x in recs)
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---:", "---:", "---", "---", "---"]) + "|"]
@@ -65,6 +80,6 @@ def render_summary(summary: pd.DataFrame, fmt: str = "text") -> str:
     if fmt != "text":
         raise LogsleuthError(f"unknown summary format {fmt!r}; choose text, markdown or json")
     widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]
-    fmt_row = "  ".join("{:<%d}" % w if i not in (1, 2) else "{:>%d}" % w for i, w in enumerate(widths))
+    fmt_row = "  ".join(f"{{:{'>' if i in (1, 2) else '<'}{w}}}" for i, w in enumerate(widths))
     lines = [fmt_row.format(*header)] + [fmt_row.format(*row) for row in table]
     return "\n".join(x.rstrip() for x in lines) + f"\n{total} jobs.\n"

@@ -1,4 +1,5 @@
 """The scan table: its fixed columns and dtypes (``COLUMNS``), rows -> DataFrame, and Parquet/CSV/JSONL I/O."""
+
 from __future__ import annotations
 
 import json
@@ -15,33 +16,36 @@ if TYPE_CHECKING:
 
 #: The table's columns, in order, with their pandas dtypes.
 COLUMNS: dict[str, str] = {
-    "job": "object",                # job name: the job's directory or file, as found under the scanned path
-    "paths": "object",              # list[str]: the files read, in order
-    "files": "int64",               # number of files
-    "bytes": "int64",               # size of the files on disk (compressed size for .gz/.zst)
-    "lines": "Int64",               # lines read (uncompressed); <NA> when the job could not be read
-    "verdict": "category",          # failure | no_failure | unknown; <NA> for an unreadable job
-    "root_cause": "category",       # taxonomy id (no_failure / unknown for those verdicts); categories: all ids
-    "confidence": "float64",        # 0..1
-    "method": "category",           # rule | model | rule+model | none (unknown: nothing decided)
-    "rule_id": "category",          # the winning rule's id
+    "job": "object",  # job name: the job's directory or file, as found under the scanned path
+    "paths": "object",  # list[str]: the files read, in order
+    "files": "int64",  # number of files
+    "bytes": "int64",  # size of the files on disk (compressed size for .gz/.zst)
+    "lines": "Int64",  # lines read (uncompressed); <NA> when the job could not be read
+    "verdict": "category",  # failure | no_failure | unknown; <NA> for an unreadable job
+    "root_cause": "category",  # taxonomy id (no_failure / unknown for those verdicts); categories: all ids
+    "confidence": "float64",  # 0..1
+    "method": "category",  # rule | model | rule+model | none (unknown: nothing decided)
+    "rule_id": "category",  # the winning rule's id
     "first_failure_time": "datetime64[ns]",  # time printed on the first failing line (naive, with the job's year: log, else file mtime)
     "first_failure_rank": "Int64",
     "first_failure_host": "category",
     "first_failure_path": "object",
     "first_failure_line": "Int64",  # 1-based line number in first_failure_path
     "first_failure_text": "object",  # the line (a traceback: its last MAX_TEXT characters)
-    "culprit_ranks": "object",      # "2" or "1, 2": the rank(s) that caused a hang/mismatch (not the waiters), or None
-    "culprit_source": "category",   # flight_recorder | progress (how the culprit was found), or None
+    "culprit_ranks": "object",  # "2" or "1, 2": the rank(s) that caused a hang/mismatch (not the waiters), or None
+    "culprit_source": "category",  # flight_recorder | progress (how the culprit was found), or None
     "culprit_process_group": "object",  # the process group where it shows (Flight Recorder), or None
     "culprit_collective": "object",  # "<op> #<seq> sizes=[...]" the culprit never reached / issued differently, or None
-    "symptoms": "object",           # list[str]: root-cause ids explained as collateral, first seen first
-    "versions": "object",           # "name=version, ..." (nccl, torch, cuda, driver, vllm...) found in the logs, or None
-    "error": "object",              # why the job (or some of its files) could not be read; None when all was read
-    "seconds": "float64",           # wall time of the job's analysis
+    "symptoms": "object",  # list[str]: root-cause ids explained as collateral, first seen first
+    "versions": "object",  # "name=version, ..." (nccl, torch, cuda, driver, vllm...) found in the logs, or None
+    "error": "object",  # why the job (or some of its files) could not be read; None when all was read
+    "seconds": "float64",  # wall time of the job's analysis
 }
-_CATEGORIES = {"verdict": ["failure", "no_failure", "unknown"], "method": ["rule", "model", "rule+model", "none"],
-               "culprit_source": ["flight_recorder", "progress"]}
+_CATEGORIES = {
+    "verdict": ["failure", "no_failure", "unknown"],
+    "method": ["rule", "model", "rule+model", "none"],
+    "culprit_source": ["flight_recorder", "progress"],
+}
 MAX_TEXT = 1000
 # a CSV cell starting with one of these is a formula to Excel/LibreOffice/Sheets (OWASP "CSV injection"): written
 # with a leading apostrophe, which spreadsheets show as text; ``read_table`` takes it off again
@@ -49,13 +53,17 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _csv_safe(v: Any) -> Any:
-    if isinstance(v, str) and (v.startswith(_FORMULA_START) or (v.startswith("'") and v[1:].startswith(_FORMULA_START))):
+    if isinstance(v, str) and (
+        v.startswith(_FORMULA_START) or (v.startswith("'") and v[1:].startswith(_FORMULA_START))
+    ):
         return "'" + v
     return v
 
 
 def _csv_unsafe(v: Any) -> Any:
     return v[1:] if isinstance(v, str) and v.startswith("'") and v[1:].startswith(_FORMULA_START) else v
+
+
 OUTPUT_SUFFIXES = (".parquet", ".csv", ".jsonl")
 
 

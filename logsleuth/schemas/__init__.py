@@ -4,6 +4,7 @@ generated from ``logsleuth.models``; ``validate`` checks a document against one 
 ``tests/test_contract.py`` fails when a committed file differs from what the models generate; regenerate them with
 ``python -c "import logsleuth.schemas as s; s.write_all()"`` (``logsleuth schema NAME`` prints the committed file).
 """
+
 from __future__ import annotations
 
 import functools

@@ -13,14 +13,28 @@ Modules: ``probe`` (the torchrun entry point), ``run`` (launch, capture, hard li
 (verdicts and targeted checks), ``env`` (fingerprint, known-bad versions, interfaces, ports), ``bandwidth``
 (expected busbw), ``report`` (orchestration and rendering). Importing this package does not import torch.
 """
+
 from __future__ import annotations
 
 from .checks import Hints, Verdict, hypotheses_from_json, validate_hypothesis
 from .report import VerifyReport, render_text, to_dict, verify
 from .run import ProbeConfig, ProbeRun, VerifyError, run_probe
 
-__all__ = ["ProbeConfig", "ProbeRun", "VerifyReport", "Verdict", "Hints", "VerifyError", "verify", "run_probe",
-           "render_text", "to_dict", "hypotheses_from_json", "validate_hypothesis", "require_torch"]
+__all__ = [
+    "ProbeConfig",
+    "ProbeRun",
+    "VerifyReport",
+    "Verdict",
+    "Hints",
+    "VerifyError",
+    "verify",
+    "run_probe",
+    "render_text",
+    "to_dict",
+    "hypotheses_from_json",
+    "validate_hypothesis",
+    "require_torch",
+]
 
 
 def require_torch(*, allow_broken: bool = False) -> None:
@@ -47,5 +61,7 @@ def require_torch(*, allow_broken: bool = False) -> None:
         import torch  # noqa: F401
     except (ImportError, OSError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise VerifyError(f"torch is installed but fails to import: {first} (run 'logsleuth verify --env' and "
-                          "check 'pip list | grep -i nccl')") from exc
+        raise VerifyError(
+            f"torch is installed but fails to import: {first} (run 'logsleuth verify --env' and "
+            "check 'pip list | grep -i nccl')"
+        ) from exc

@@ -5,6 +5,7 @@ largest message size is below ``FLAG_BELOW`` (80%) of the figure. Definitions (n
 ``algbw = S/t``, ``busbw = algbw * factor`` with factor ``2(n-1)/n`` (all_reduce), ``(n-1)/n`` (all_gather,
 reduce_scatter), ``1`` (broadcast, send/recv).
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,13 @@ from .env import run_tool
 
 REFERENCE_PATH = Path(__file__).with_name("bandwidth.yaml")
 FLAG_BELOW = 0.8
-FACTOR_TEXT = {"all_reduce": "2(n-1)/n", "all_gather": "(n-1)/n", "reduce_scatter": "(n-1)/n",
-               "broadcast": "1", "sendrecv": "1"}
+FACTOR_TEXT = {
+    "all_reduce": "2(n-1)/n",
+    "all_gather": "(n-1)/n",
+    "reduce_scatter": "(n-1)/n",
+    "broadcast": "1",
+    "sendrecv": "1",
+}
 
 
 @dataclass(frozen=True)
@@ -70,8 +76,16 @@ def load_references(path: Path = REFERENCE_PATH) -> list[Reference]:
     """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        refs = [Reference(str(e["gpu"]), str(e["interconnect"]), float(e["busbw_gbps"]), str(e.get("note", "")),
-                          tuple(e["sources"])) for e in data]
+        refs = [
+            Reference(
+                str(e["gpu"]),
+                str(e["interconnect"]),
+                float(e["busbw_gbps"]),
+                str(e.get("note", "")),
+                tuple(e["sources"]),
+            )
+            for e in data
+        ]
         for r in refs:
             re.compile(r.gpu)
     except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, re.error) as exc:
@@ -88,8 +102,15 @@ def nvlink_active() -> bool | None:
     return bool(re.search(r"Link \d+: [\d.]+ GB/s", out))
 
 
-def detect(backend: str | None, gpu: str | None, world_size: int, nodes: int, nvlink: bool | None,
-           refs: Sequence[Reference], expected_override: float | None = None) -> Context:
+def detect(
+    backend: str | None,
+    gpu: str | None,
+    world_size: int,
+    nodes: int,
+    nvlink: bool | None,
+    refs: Sequence[Reference],
+    expected_override: float | None = None,
+) -> Context:
     """Decide the interconnect the probe's traffic crossed and the expected busbw for it.
 
     Args:
@@ -99,8 +120,10 @@ def detect(backend: str | None, gpu: str | None, world_size: int, nodes: int, nv
     """
     if backend != "nccl":
         ic = "cpu"
-        why = ("gloo on CPU moves data through host memory and TCP; nccl-tests publishes GPU figures only, "
-               "so there is no reference figure")
+        why = (
+            "gloo on CPU moves data through host memory and TCP; nccl-tests publishes GPU figures only, "
+            "so there is no reference figure"
+        )
     elif world_size < 2:
         ic, why = "none", "one rank: no data crosses a link, so there is no reference figure"
     elif nodes > 1:
@@ -109,8 +132,12 @@ def detect(backend: str | None, gpu: str | None, world_size: int, nodes: int, nv
         ic, why = "nvlink", None
     else:
         ic = "pcie" if nvlink is False else "unknown"
-        why = ("PCIe: results are set by the host's CPU and memory (NCCL maintainers, NVIDIA/nccl#1639); "
-               "no reference figure" if nvlink is False else "interconnect unknown (no nvidia-smi); no reference figure")
+        why = (
+            "PCIe: results are set by the host's CPU and memory (NCCL maintainers, NVIDIA/nccl#1639); "
+            "no reference figure"
+            if nvlink is False
+            else "interconnect unknown (no nvidia-smi); no reference figure"
+        )
     if expected_override is not None:
         return Context(gpu, ic, Reference(".*", ic, expected_override, "given with --expected-busbw", ()), None)
     if why is None:
@@ -137,8 +164,20 @@ def rows(results: Sequence[Any], ctx: Context, all_sizes: bool = False) -> list[
         if not (all_sizes or top):
             continue
         ratio = (r.busbw_gbps / exp) if (exp and top) else None
-        out.append(Row(r.op, r.bytes, r.time_us, r.algbw_gbps, r.busbw_gbps, FACTOR_TEXT.get(r.op, "?"), r.wrong,
-                       exp if top else None, ratio, ratio is not None and ratio < FLAG_BELOW))
+        out.append(
+            Row(
+                r.op,
+                r.bytes,
+                r.time_us,
+                r.algbw_gbps,
+                r.busbw_gbps,
+                FACTOR_TEXT.get(r.op, "?"),
+                r.wrong,
+                exp if top else None,
+                ratio,
+                ratio is not None and ratio < FLAG_BELOW,
+            )
+        )
     return out
 
 
@@ -166,9 +205,11 @@ def parse_size(text: str) -> int:
 def to_dict(ctx: Context, table: Sequence[Row]) -> dict[str, Any]:
     ref = ctx.reference
     return {
-        "gpu": ctx.gpu, "interconnect": ctx.interconnect,
-        "reference": None if ref is None else {"busbw_gbps": ref.busbw_gbps, "note": ref.note,
-                                               "sources": list(ref.sources)},
+        "gpu": ctx.gpu,
+        "interconnect": ctx.interconnect,
+        "reference": None
+        if ref is None
+        else {"busbw_gbps": ref.busbw_gbps, "note": ref.note, "sources": list(ref.sources)},
         "no_reference_because": ctx.why_none,
         "rows": [r.__dict__ for r in table],
     }

@@ -17,10 +17,10 @@ cause or the runner's finding), it is confirmed. Root causes with a targeted che
 Other root causes live in the job's own code or configuration, which the probe does not run: inconclusive,
 with what a healthy probe does tell.
 """
+
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import tempfile
@@ -203,33 +203,58 @@ def check_generic(s: Session, h: str) -> Verdict:
     if same:
         return Verdict(h, CONFIRMED, f"The probe fails the same way: {same.reason}", same.evidence, same.runs)
     if not base.ok:
-        return Verdict(h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}, which is not {h}; fix that first "
-                       "and run verify again.", tuple(evidence_for(base)), (base.name,))
+        return Verdict(
+            h,
+            INCONCLUSIVE,
+            f"{describe_failure(base).capitalize()}, which is not {h}; fix that first and run verify again.",
+            tuple(evidence_for(base)),
+            (base.name,),
+        )
     what = NOT_PROBED.get(h, "this part of the job")
-    return Verdict(h, INCONCLUSIVE,
-                   f"The probe does not exercise {what}. It did show that process-group setup and every collective "
-                   f"work here ({describe_failure(base)}), so the communication stack is not the cause: look at the "
-                   "job's own code and configuration.", (), (base.name,))
+    return Verdict(
+        h,
+        INCONCLUSIVE,
+        f"The probe does not exercise {what}. It did show that process-group setup and every collective "
+        f"work here ({describe_failure(base)}), so the communication stack is not the cause: look at the "
+        "job's own code and configuration.",
+        (),
+        (base.name,),
+    )
 
 
 def check_collective_timeout(s: Session, h: str) -> Verdict:
     base = s.base
     same = _same(base, h)
     if same:
-        return Verdict(h, CONFIRMED, "A minimal probe hangs here too, so the communication path itself stalls "
-                       f"(network, NCCL transport or a GPU), not only the job. {same.reason}", same.evidence, same.runs)
+        return Verdict(
+            h,
+            CONFIRMED,
+            "A minimal probe hangs here too, so the communication path itself stalls "
+            f"(network, NCCL transport or a GPU), not only the job. {same.reason}",
+            same.evidence,
+            same.runs,
+        )
     if base.ok:
         biggest = max((r.bytes for r in base.results), default=0)
         ops = sorted({r.op for r in base.results})
-        return Verdict(h, REFUTED,
-                       f"A healthy probe completes: {', '.join(ops)} up to {human_bytes(biggest)} finished on the same "
-                       f"ranks and backend ({describe_failure(base)}). So the hang is in the job's code path: a rank "
-                       "that did not reach the collective (uneven data, a rank-dependent branch, a slow step such as "
-                       "checkpointing or evaluation on one rank) or ranks issuing different collectives. Rerun the job "
-                       "with TORCH_DISTRIBUTED_DEBUG=DETAIL and find the rank whose log stops earliest.",
-                       (), (base.name,))
-    return Verdict(h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}; that has to work before a hang can be "
-                   "located.", tuple(evidence_for(base)), (base.name,))
+        return Verdict(
+            h,
+            REFUTED,
+            f"A healthy probe completes: {', '.join(ops)} up to {human_bytes(biggest)} finished on the same "
+            f"ranks and backend ({describe_failure(base)}). So the hang is in the job's code path: a rank "
+            "that did not reach the collective (uneven data, a rank-dependent branch, a slow step such as "
+            "checkpointing or evaluation on one rank) or ranks issuing different collectives. Rerun the job "
+            "with TORCH_DISTRIBUTED_DEBUG=DETAIL and find the rank whose log stops earliest.",
+            (),
+            (base.name,),
+        )
+    return Verdict(
+        h,
+        INCONCLUSIVE,
+        f"{describe_failure(base).capitalize()}; that has to work before a hang can be located.",
+        tuple(evidence_for(base)),
+        (base.name,),
+    )
 
 
 def _master(s: Session) -> tuple[str, int | None]:
@@ -249,25 +274,51 @@ def check_port_in_use(s: Session, h: str) -> Verdict:
     port = port or DEFAULT_MASTER_PORT
     if not envmod.is_local_address(addr):
         state, detail = envmod.reachable(addr, port)
-        return Verdict(h, INCONCLUSIVE, f"The store listens on {addr}, not on this machine: run "
-                       f"`logsleuth verify --for port_in_use --master-addr {addr} --master-port {port}` there.",
-                       (f"check: {detail}",), ())
+        return Verdict(
+            h,
+            INCONCLUSIVE,
+            f"The store listens on {addr}, not on this machine: run "
+            f"`logsleuth verify --for port_in_use --master-addr {addr} --master-port {port}` there.",
+            (f"check: {detail}",),
+            (),
+        )
     st = envmod.port_state(port)
     ev = [f"check: {st.detail}"]
     if st.holder_pid:
         ev.append(f"check: port {port} is held by pid {st.holder_pid}: {st.holder or '?'}")
-    run = s.run(f"port-{port}", s.quick(master_addr="127.0.0.1" if addr in ("0.0.0.0", "::") else addr,
-                                         master_port=port, rdzv_endpoint=None, nnodes="1"))
+    run = s.run(
+        f"port-{port}",
+        s.quick(
+            master_addr="127.0.0.1" if addr in ("0.0.0.0", "::") else addr,
+            master_port=port,
+            rdzv_endpoint=None,
+            nnodes="1",
+        ),
+    )
     ev += evidence_for(run, "port_in_use")
     if st.state == "in_use" or "port_in_use" in run.causes:
         who = f" by pid {st.holder_pid} ({st.holder})" if st.holder_pid else ""
-        how = ("a probe whose store listens there failed with EADDRINUSE" if "port_in_use" in run.causes
-               else describe_failure(run))
-        return Verdict(h, CONFIRMED, f"Port {port} is taken{who}: binding it here fails, and {how}. Stop the stale "
-                       "process or give the job another --master-port.", tuple(ev), (run.name,))
+        how = (
+            "a probe whose store listens there failed with EADDRINUSE"
+            if "port_in_use" in run.causes
+            else describe_failure(run)
+        )
+        return Verdict(
+            h,
+            CONFIRMED,
+            f"Port {port} is taken{who}: binding it here fails, and {how}. Stop the stale "
+            "process or give the job another --master-port.",
+            tuple(ev),
+            (run.name,),
+        )
     if st.state == "free" and run.ok:
-        return Verdict(h, REFUTED, f"Port {port} is free now, and a probe whose store listened on it completed.",
-                       tuple(ev), (run.name,))
+        return Verdict(
+            h,
+            REFUTED,
+            f"Port {port} is free now, and a probe whose store listened on it completed.",
+            tuple(ev),
+            (run.name,),
+        )
     return Verdict(h, INCONCLUSIVE, f"Port {port}: {st.detail}; {describe_failure(run)}.", tuple(ev), (run.name,))
 
 
@@ -279,8 +330,10 @@ def check_rendezvous_timeout(s: Session, h: str) -> Verdict:
     if port is not None:
         if envmod.is_local_address(addr):
             st = envmod.port_state(port)
-            ev.append(f"check: {addr}:{port} is on this machine; {st.detail}"
-                      + (f" (held by pid {st.holder_pid}: {st.holder})" if st.holder_pid else ""))
+            ev.append(
+                f"check: {addr}:{port} is on this machine; {st.detail}"
+                + (f" (held by pid {st.holder_pid}: {st.holder})" if st.holder_pid else "")
+            )
         else:
             reach, detail = envmod.reachable(addr, port)
             ev.append(f"check: {detail}")
@@ -288,18 +341,36 @@ def check_rendezvous_timeout(s: Session, h: str) -> Verdict:
     if same:
         return Verdict(h, CONFIRMED, same.reason, tuple(ev) + same.evidence, same.runs)
     if reach in ("timeout", "unresolved"):
-        return Verdict(h, CONFIRMED, f"The master {addr}:{port} cannot be reached from this node ({reach}): "
-                       "workers here cannot join the rendezvous.", tuple(ev), (base.name,))
+        return Verdict(
+            h,
+            CONFIRMED,
+            f"The master {addr}:{port} cannot be reached from this node ({reach}): "
+            "workers here cannot join the rendezvous.",
+            tuple(ev),
+            (base.name,),
+        )
     if base.ok and s.config.multi_node:
-        return Verdict(h, REFUTED, f"Every node joined the rendezvous at {s.config.rdzv_endpoint} and the probe "
-                       f"completed ({describe_failure(base)}).", tuple(ev), (base.name,))
+        return Verdict(
+            h,
+            REFUTED,
+            f"Every node joined the rendezvous at {s.config.rdzv_endpoint} and the probe "
+            f"completed ({describe_failure(base)}).",
+            tuple(ev),
+            (base.name,),
+        )
     if base.ok:
-        return Verdict(h, INCONCLUSIVE,
-                       "A single-node rendezvous completes here, but a rendezvous timeout is about the workers or nodes "
-                       "that did not arrive: run `logsleuth verify --nnodes N --rdzv-endpoint HOST:PORT` on every node "
-                       "at once (as you start training) to test the cross-node path.", tuple(ev), (base.name,))
-    return Verdict(h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}.", tuple(ev) + tuple(evidence_for(base)),
-                   (base.name,))
+        return Verdict(
+            h,
+            INCONCLUSIVE,
+            "A single-node rendezvous completes here, but a rendezvous timeout is about the workers or nodes "
+            "that did not arrive: run `logsleuth verify --nnodes N --rdzv-endpoint HOST:PORT` on every node "
+            "at once (as you start training) to test the cross-node path.",
+            tuple(ev),
+            (base.name,),
+        )
+    return Verdict(
+        h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}.", tuple(ev) + tuple(evidence_for(base)), (base.name,)
+    )
 
 
 def _candidates(s: Session) -> list[envmod.Interface]:
@@ -311,9 +382,14 @@ def _candidates(s: Session) -> list[envmod.Interface]:
 def check_nccl_network_config(s: Session, h: str) -> Verdict:
     base = s.base
     itfs = envmod.interfaces()
-    ev = ["check: interfaces: " + "; ".join(
-        f"{i.name} {'up' if i.up else 'down'} {','.join(i.addresses) or 'no address'}"
-        + (f" {i.speed_mbps} Mb/s" if i.speed_mbps else "") for i in itfs)]
+    ev = [
+        "check: interfaces: "
+        + "; ".join(
+            f"{i.name} {'up' if i.up else 'down'} {','.join(i.addresses) or 'no address'}"
+            + (f" {i.speed_mbps} Mb/s" if i.speed_mbps else "")
+            for i in itfs
+        )
+    ]
     gloo = base.backend == "gloo"
     var = "GLOO_SOCKET_IFNAME" if gloo else "NCCL_SOCKET_IFNAME"
     current = os.environ.get(var)
@@ -322,24 +398,42 @@ def check_nccl_network_config(s: Session, h: str) -> Verdict:
         ev.append(f"check: {var}={current} selects {', '.join(chosen) if chosen else 'no interface on this host'}")
     works, fails = [], []
     for itf in _candidates(s):
-        r = s.run(f"ifname-{itf.name}", s.quick(env={**s.config.env, "NCCL_SOCKET_IFNAME": itf.name,
-                                                     "GLOO_SOCKET_IFNAME": itf.name}))
+        r = s.run(
+            f"ifname-{itf.name}",
+            s.quick(env={**s.config.env, "NCCL_SOCKET_IFNAME": itf.name, "GLOO_SOCKET_IFNAME": itf.name}),
+        )
         (works if r.ok else fails).append(itf.name)
         ev.append(f"check: probe with {var}={itf.name}: {describe_failure(r)}")
     runs = (base.name, *[f"ifname-{n}" for n in works + fails])
     setting = f"{var}={current}" if current else "NCCL's automatic interface choice"
     if not base.ok and works:
-        return Verdict(h, CONFIRMED, f"The probe fails with {setting} and works with {var} set to "
-                       f"{' or '.join(works)}: set it to one of these (on every node).",
-                       tuple(ev) + tuple(evidence_for(base)), runs)
+        return Verdict(
+            h,
+            CONFIRMED,
+            f"The probe fails with {setting} and works with {var} set to "
+            f"{' or '.join(works)}: set it to one of these (on every node).",
+            tuple(ev) + tuple(evidence_for(base)),
+            runs,
+        )
     if not base.ok and h in base.causes:
-        return Verdict(h, CONFIRMED, "The probe fails to connect and no interface works either: check the routing "
-                       "and firewalls between the nodes.", tuple(ev) + tuple(evidence_for(base, h)), runs)
+        return Verdict(
+            h,
+            CONFIRMED,
+            "The probe fails to connect and no interface works either: check the routing "
+            "and firewalls between the nodes.",
+            tuple(ev) + tuple(evidence_for(base, h)),
+            runs,
+        )
     if base.ok:
         extra = f"; it also works with {var}={', '.join(works)}" if works else ""
         return Verdict(h, REFUTED, f"The probe connects with {setting}{extra}.", tuple(ev), runs)
-    return Verdict(h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}, and no single interface fixes it.",
-                   tuple(ev) + tuple(evidence_for(base)), runs)
+    return Verdict(
+        h,
+        INCONCLUSIVE,
+        f"{describe_failure(base).capitalize()}, and no single interface fixes it.",
+        tuple(ev) + tuple(evidence_for(base)),
+        runs,
+    )
 
 
 def _local_gpus(run: ProbeRun) -> int:
@@ -351,23 +445,37 @@ def check_nccl_p2p_failure(s: Session, h: str) -> Verdict:
     if base.backend != "nccl":
         return Verdict(h, INCONCLUSIVE, "GPU peer-to-peer is a GPU path; this probe ran on gloo/CPU.", (), (base.name,))
     if _local_gpus(base) < 2:
-        return Verdict(h, INCONCLUSIVE, "P2P needs at least two GPUs on one node; the probe used fewer.", (),
-                       (base.name,))
+        return Verdict(
+            h, INCONCLUSIVE, "P2P needs at least two GPUs on one node; the probe used fewer.", (), (base.name,)
+        )
     preset = os.environ.get("NCCL_P2P_DISABLE")
-    on = base if preset in (None, "", "0") else s.run("p2p-enabled", s.config.replace(
-        env={**s.config.env, "NCCL_P2P_DISABLE": None}))
+    on = (
+        base
+        if preset in (None, "", "0")
+        else s.run("p2p-enabled", s.config.replace(env={**s.config.env, "NCCL_P2P_DISABLE": None}))
+    )
     off = s.run("p2p-disabled", s.config.replace(env={**s.config.env, "NCCL_P2P_DISABLE": "1"}))
     ev = [f"check: P2P enabled: {describe_failure(on)}", f"check: NCCL_P2P_DISABLE=1: {describe_failure(off)}"]
     ev += _grep(on, r"NCCL INFO Channel \d+(?:/\d+)? ?: .* via P2P/", 2)
     if not on.ok and off.ok:
-        return Verdict(h, CONFIRMED, "The probe fails with P2P and works with NCCL_P2P_DISABLE=1: GPU peer-to-peer "
-                       "is broken here (PCIe ACS/IOMMU, virtualisation). Fix the platform, or run with "
-                       "NCCL_P2P_DISABLE=1 at a bandwidth cost.", tuple(ev) + tuple(evidence_for(on)),
-                       (on.name, off.name))
+        return Verdict(
+            h,
+            CONFIRMED,
+            "The probe fails with P2P and works with NCCL_P2P_DISABLE=1: GPU peer-to-peer "
+            "is broken here (PCIe ACS/IOMMU, virtualisation). Fix the platform, or run with "
+            "NCCL_P2P_DISABLE=1 at a bandwidth cost.",
+            tuple(ev) + tuple(evidence_for(on)),
+            (on.name, off.name),
+        )
     if on.ok:
         return Verdict(h, REFUTED, "The probe works with P2P enabled.", tuple(ev), (on.name, off.name))
-    return Verdict(h, INCONCLUSIVE, "The probe fails with and without P2P: something else is wrong.",
-                   tuple(ev) + tuple(evidence_for(on)), (on.name, off.name))
+    return Verdict(
+        h,
+        INCONCLUSIVE,
+        "The probe fails with and without P2P: something else is wrong.",
+        tuple(ev) + tuple(evidence_for(on)),
+        (on.name, off.name),
+    )
 
 
 def _grep(run: ProbeRun, pattern: str, limit: int) -> list[str]:
@@ -409,10 +517,15 @@ def check_shm_exhausted(s: Session, h: str) -> Verdict:
     total, free = envmod.shm_usage()
     if total is None:
         return Verdict(h, INCONCLUSIVE, "/dev/shm does not exist here.", (), (base.name,))
-    ev = [f"check: /dev/shm {human_bytes(total)} total, {human_bytes(free or 0)} free; NCCL's guide asks containers "
-          f"for --shm-size=1g ({SHM_SOURCE})"]
-    alloc_ok, detail = (shm_allocate(SHM_NEED) if (free or 0) >= SHM_NEED
-                        else (False, f"only {human_bytes(free or 0)} free, less than {human_bytes(SHM_NEED)}"))
+    ev = [
+        f"check: /dev/shm {human_bytes(total)} total, {human_bytes(free or 0)} free; NCCL's guide asks containers "
+        f"for --shm-size=1g ({SHM_SOURCE})"
+    ]
+    alloc_ok, detail = (
+        shm_allocate(SHM_NEED)
+        if (free or 0) >= SHM_NEED
+        else (False, f"only {human_bytes(free or 0)} free, less than {human_bytes(SHM_NEED)}")
+    )
     ev.append(f"check: {detail}")
     runs = [base.name]
     same = _same(base, h)
@@ -422,40 +535,80 @@ def check_shm_exhausted(s: Session, h: str) -> Verdict:
         runs.append(r.name)
         ev.append(f"check: NCCL_SHM_DISABLE=1: {describe_failure(r)}")
         if r.ok:
-            return Verdict(h, CONFIRMED, "The probe fails with NCCL's shared-memory transport and works without it "
-                           "(NCCL_SHM_DISABLE=1): /dev/shm is the problem. Enlarge it (docker --shm-size=1g or "
-                           "--ipc=host; Kubernetes: an emptyDir with medium Memory at /dev/shm).",
-                           tuple(ev) + tuple(evidence_for(base)), tuple(runs))
+            return Verdict(
+                h,
+                CONFIRMED,
+                "The probe fails with NCCL's shared-memory transport and works without it "
+                "(NCCL_SHM_DISABLE=1): /dev/shm is the problem. Enlarge it (docker --shm-size=1g or "
+                "--ipc=host; Kubernetes: an emptyDir with medium Memory at /dev/shm).",
+                tuple(ev) + tuple(evidence_for(base)),
+                tuple(runs),
+            )
     if same or small:
-        return Verdict(h, CONFIRMED, f"/dev/shm is too small or full: {detail}. Enlarge it (docker --shm-size=1g or "
-                       "--ipc=host; Kubernetes: an emptyDir with medium Memory at /dev/shm), or use fewer DataLoader "
-                       "workers.", tuple(ev) + (same.evidence if same else ()), tuple(runs))
+        return Verdict(
+            h,
+            CONFIRMED,
+            f"/dev/shm is too small or full: {detail}. Enlarge it (docker --shm-size=1g or "
+            "--ipc=host; Kubernetes: an emptyDir with medium Memory at /dev/shm), or use fewer DataLoader "
+            "workers.",
+            tuple(ev) + (same.evidence if same else ()),
+            tuple(runs),
+        )
     if base.ok:
-        return Verdict(h, REFUTED, "/dev/shm has room (a 1 GiB allocation succeeded) and the probe's collectives "
-                       "completed. (A DataLoader can still fill it: the probe runs none, so if the job died with a bus "
-                       "error, check batch size x num_workers x prefetch_factor.)", tuple(ev), tuple(runs))
-    return Verdict(h, INCONCLUSIVE, f"/dev/shm has room, but {describe_failure(base)}.",
-                   tuple(ev) + tuple(evidence_for(base)), tuple(runs))
+        return Verdict(
+            h,
+            REFUTED,
+            "/dev/shm has room (a 1 GiB allocation succeeded) and the probe's collectives "
+            "completed. (A DataLoader can still fill it: the probe runs none, so if the job died with a bus "
+            "error, check batch size x num_workers x prefetch_factor.)",
+            tuple(ev),
+            tuple(runs),
+        )
+    return Verdict(
+        h,
+        INCONCLUSIVE,
+        f"/dev/shm has room, but {describe_failure(base)}.",
+        tuple(ev) + tuple(evidence_for(base)),
+        tuple(runs),
+    )
 
 
 def check_library_version_mismatch(s: Session, h: str) -> Verdict:
     base = s.base
     fp = s.fingerprint
     problems = envmod.check_versions(fp)
-    ev = [f"check: torch {fp.torch}, CUDA build {fp.cuda or 'none'}, NCCL loaded {fp.nccl or 'none'}, driver "
-          f"{fp.driver or 'none'}; " + ", ".join(f"{k} {v}" for k, v in fp.packages.items() if k != "torch")]
+    ev = [
+        f"check: torch {fp.torch}, CUDA build {fp.cuda or 'none'}, NCCL loaded {fp.nccl or 'none'}, driver "
+        f"{fp.driver or 'none'}; " + ", ".join(f"{k} {v}" for k, v in fp.packages.items() if k != "torch")
+    ]
     ev += [f"check: [{p.id}] {p.problem}" for p in problems]
     same = _same(base, h)
     if same or problems:
-        reason = ("Known-bad or inconsistent versions here: " + " ".join(p.problem for p in problems)
-                  if problems else same.reason if same else "")
+        reason = (
+            "Known-bad or inconsistent versions here: " + " ".join(p.problem for p in problems)
+            if problems
+            else same.reason
+            if same
+            else ""
+        )
         return Verdict(h, CONFIRMED, reason, tuple(ev) + (same.evidence if same else ()), (base.name,))
     if base.ok:
-        return Verdict(h, REFUTED, "No known-bad combination and no unmet requirement among the installed versions, "
-                       "and the probe runs. (Across nodes, compare `logsleuth verify --env` from every node: a "
-                       "mismatch between nodes does not show on one.)", tuple(ev), (base.name,))
-    return Verdict(h, INCONCLUSIVE, f"No known-bad combination found, but {describe_failure(base)}.",
-                   tuple(ev) + tuple(evidence_for(base)), (base.name,))
+        return Verdict(
+            h,
+            REFUTED,
+            "No known-bad combination and no unmet requirement among the installed versions, "
+            "and the probe runs. (Across nodes, compare `logsleuth verify --env` from every node: a "
+            "mismatch between nodes does not show on one.)",
+            tuple(ev),
+            (base.name,),
+        )
+    return Verdict(
+        h,
+        INCONCLUSIVE,
+        f"No known-bad combination found, but {describe_failure(base)}.",
+        tuple(ev) + tuple(evidence_for(base)),
+        (base.name,),
+    )
 
 
 def check_duplicate_gpu(s: Session, h: str) -> Verdict:
@@ -468,19 +621,31 @@ def check_duplicate_gpu(s: Session, h: str) -> Verdict:
         dup = sorted({x for x in ids if ids.count(x) > 1})
         ev.append(f"check: CUDA_VISIBLE_DEVICES={cvd}" + (f" repeats {', '.join(dup)}" if dup else ""))
         if dup:
-            return Verdict(h, CONFIRMED, f"CUDA_VISIBLE_DEVICES lists GPU {', '.join(dup)} more than once.",
-                           tuple(ev), ())
+            return Verdict(
+                h, CONFIRMED, f"CUDA_VISIBLE_DEVICES lists GPU {', '.join(dup)} more than once.", tuple(ev), ()
+            )
     if same:
         return Verdict(h, CONFIRMED, same.reason, tuple(ev) + same.evidence, same.runs)
     if base.backend != "nccl":
-        return Verdict(h, INCONCLUSIVE, "Duplicate GPUs concern the nccl backend; this probe ran on gloo/CPU.",
-                       tuple(ev), (base.name,))
+        return Verdict(
+            h,
+            INCONCLUSIVE,
+            "Duplicate GPUs concern the nccl backend; this probe ran on gloo/CPU.",
+            tuple(ev),
+            (base.name,),
+        )
     if base.ok:
-        return Verdict(h, REFUTED, f"One rank per GPU works here ({describe_failure(base)}); check that the job "
-                       "starts no more ranks per node than GPUs and uses LOCAL_RANK for its device.", tuple(ev),
-                       (base.name,))
-    return Verdict(h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}.", tuple(ev) + tuple(evidence_for(base)),
-                   (base.name,))
+        return Verdict(
+            h,
+            REFUTED,
+            f"One rank per GPU works here ({describe_failure(base)}); check that the job "
+            "starts no more ranks per node than GPUs and uses LOCAL_RANK for its device.",
+            tuple(ev),
+            (base.name,),
+        )
+    return Verdict(
+        h, INCONCLUSIVE, f"{describe_failure(base).capitalize()}.", tuple(ev) + tuple(evidence_for(base)), (base.name,)
+    )
 
 
 CHECKS: dict[str, Callable[[Session, str], Verdict]] = {

@@ -5,6 +5,7 @@ plus the NCCL/torch-distributed environment variables), and ``check_versions()``
 combinations kept as data in ``known_bad.yaml`` and with every installed package's own declared requirements.
 Nothing here raises for a missing tool (no GPU, no ``nvidia-smi``): the field is then ``None``.
 """
+
 from __future__ import annotations
 
 import errno
@@ -30,12 +31,36 @@ from ..errors import LogsleuthError
 
 KNOWN_BAD_PATH = Path(__file__).with_name("known_bad.yaml")
 # distributions whose versions matter for a distributed job (reported when installed)
-PACKAGES = ("torch", "vllm", "trl", "deepspeed", "ray", "transformers", "accelerate", "openrlhf", "verl",
-            "flash-attn", "xformers", "triton", "nvidia-nccl-cu11", "nvidia-nccl-cu12", "nvidia-nccl-cu13")
+PACKAGES = (
+    "torch",
+    "vllm",
+    "trl",
+    "deepspeed",
+    "ray",
+    "transformers",
+    "accelerate",
+    "openrlhf",
+    "verl",
+    "flash-attn",
+    "xformers",
+    "triton",
+    "nvidia-nccl-cu11",
+    "nvidia-nccl-cu12",
+    "nvidia-nccl-cu13",
+)
 # environment variables that change how NCCL / torch.distributed / gloo behave
 ENV_PREFIXES = ("NCCL_", "TORCH_NCCL_", "TORCH_DISTRIBUTED_", "TORCHELASTIC_", "GLOO_", "UCX_", "FI_")
-ENV_NAMES = ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES",
-             "CUDA_DEVICE_MAX_CONNECTIONS", "LD_LIBRARY_PATH", "OMP_NUM_THREADS")
+ENV_NAMES = (
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "WORLD_SIZE",
+    "RANK",
+    "LOCAL_RANK",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_MAX_CONNECTIONS",
+    "LD_LIBRARY_PATH",
+    "OMP_NUM_THREADS",
+)
 
 
 @dataclass(frozen=True)
@@ -79,10 +104,20 @@ class Fingerprint:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "python": self.python, "platform": self.platform, "host": self.host,
-            "torch": self.torch, "torch_error": self.torch_error, "cuda": self.cuda, "nccl": self.nccl,
-            "cudnn": self.cudnn, "gpus": list(self.gpus), "driver": self.driver, "packages": dict(self.packages),
-            "env": dict(self.env), "shm_total": self.shm_total, "shm_free": self.shm_free,
+            "python": self.python,
+            "platform": self.platform,
+            "host": self.host,
+            "torch": self.torch,
+            "torch_error": self.torch_error,
+            "cuda": self.cuda,
+            "nccl": self.nccl,
+            "cudnn": self.cudnn,
+            "gpus": list(self.gpus),
+            "driver": self.driver,
+            "packages": dict(self.packages),
+            "env": dict(self.env),
+            "shm_total": self.shm_total,
+            "shm_free": self.shm_free,
         }
 
 
@@ -171,9 +206,20 @@ def fingerprint() -> Fingerprint:
         torch_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     total, free = shm_usage()
     return Fingerprint(
-        python=sys.version.split()[0], platform=platform.platform(), host=socket.gethostname(),
-        torch=torch_version, torch_error=torch_error, cuda=cuda, nccl=nccl, cudnn=cudnn, gpus=gpus,
-        driver=driver_version(), packages=installed(), env=distributed_env(), shm_total=total, shm_free=free,
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        host=socket.gethostname(),
+        torch=torch_version,
+        torch_error=torch_error,
+        cuda=cuda,
+        nccl=nccl,
+        cudnn=cudnn,
+        gpus=gpus,
+        driver=driver_version(),
+        packages=installed(),
+        env=distributed_env(),
+        shm_total=total,
+        shm_free=free,
     )
 
 
@@ -224,8 +270,14 @@ def _known_bad(versions: dict[str, str], table: list[dict[str, Any]]) -> list[Ve
                 break
         if ok:
             fields = {k: v for k, v in versions.items()}
-            out.append(VersionProblem(entry["id"], entry["problem"].format_map(_Default(fields)),
-                                      entry["fix"].format_map(_Default(fields)), tuple(entry["sources"])))
+            out.append(
+                VersionProblem(
+                    entry["id"],
+                    entry["problem"].format_map(_Default(fields)),
+                    entry["fix"].format_map(_Default(fields)),
+                    tuple(entry["sources"]),
+                )
+            )
     return out
 
 
@@ -256,12 +308,14 @@ def _unmet_requirements(packages: dict[str, str]) -> list[VersionProblem]:
                 continue
             v = _version(have)
             if v is not None and v not in req.specifier:
-                out.append(VersionProblem(
-                    f"requirement:{canonicalize_name(name)}:{target}",
-                    f"{name} {packages[name]} requires {req.name}{req.specifier} but {req.name} {have} is installed.",
-                    f"pip install '{req.name}{req.specifier}' (or the {name} release built for {req.name} {have}).",
-                    (),
-                ))
+                out.append(
+                    VersionProblem(
+                        f"requirement:{canonicalize_name(name)}:{target}",
+                        f"{name} {packages[name]} requires {req.name}{req.specifier} but {req.name} {have} is installed.",
+                        f"pip install '{req.name}{req.specifier}' (or the {name} release built for {req.name} {have}).",
+                        (),
+                    )
+                )
     return out
 
 
@@ -274,14 +328,16 @@ def _nccl_shadowed(fp: Fingerprint) -> list[VersionProblem]:
     loaded, on_disk = _version(fp.nccl), _version(wheel) if wheel else None
     if loaded is None or on_disk is None or loaded.release[:2] == on_disk.release[:2]:
         return []
-    return [VersionProblem(
-        "nccl-shadowed",
-        f"torch loaded NCCL {fp.nccl} but the nvidia-nccl-cu{major} wheel is {wheel}: another libnccl.so.2 "
-        f"(LD_LIBRARY_PATH, a system package, or a second wheel) is loaded first.",
-        "Find the loaded library (LD_DEBUG=libs python -c 'import torch' 2>&1 | grep nccl) and remove the other "
-        "NCCL from LD_LIBRARY_PATH, or set it on purpose and keep it consistent on every node.",
-        ("https://github.com/pytorch/pytorch/issues/119072", "https://github.com/vllm-project/vllm/issues/4195"),
-    )]
+    return [
+        VersionProblem(
+            "nccl-shadowed",
+            f"torch loaded NCCL {fp.nccl} but the nvidia-nccl-cu{major} wheel is {wheel}: another libnccl.so.2 "
+            f"(LD_LIBRARY_PATH, a system package, or a second wheel) is loaded first.",
+            "Find the loaded library (LD_DEBUG=libs python -c 'import torch' 2>&1 | grep nccl) and remove the other "
+            "NCCL from LD_LIBRARY_PATH, or set it on purpose and keep it consistent on every node.",
+            ("https://github.com/pytorch/pytorch/issues/119072", "https://github.com/vllm-project/vllm/issues/4195"),
+        )
+    ]
 
 
 def check_versions(fp: Fingerprint, table: list[dict[str, Any]] | None = None) -> list[VersionProblem]:
@@ -364,7 +420,9 @@ def port_state(port: int, host: str = "0.0.0.0") -> PortState:
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             pid, who = port_holder(port)
-            return PortState(host, port, "in_use", f"bind({host}:{port}) -> [Errno {exc.errno}] {exc.strerror}", pid, who)
+            return PortState(
+                host, port, "in_use", f"bind({host}:{port}) -> [Errno {exc.errno}] {exc.strerror}", pid, who
+            )
         return PortState(host, port, "error", f"bind({host}:{port}) -> [Errno {exc.errno}] {exc.strerror}")
     finally:
         sock.close()
@@ -405,7 +463,10 @@ def reachable(host: str, port: int, timeout: float = 3.0) -> tuple[str, str]:
     except ConnectionRefusedError:
         return "refused", f"connect({addr[0]}:{port}) -> connection refused (nothing listens there)"
     except TimeoutError:
-        return "timeout", f"connect({addr[0]}:{port}) -> no answer in {timeout:g}s (dropped by a firewall or wrong route)"
+        return (
+            "timeout",
+            f"connect({addr[0]}:{port}) -> no answer in {timeout:g}s (dropped by a firewall or wrong route)",
+        )
     except OSError as exc:
         return "error", f"connect({addr[0]}:{port}) -> {exc}"
     finally:
@@ -432,11 +493,14 @@ def is_local_address(host: str) -> bool:
 
 def render_fingerprint(fp: Fingerprint, problems: list[VersionProblem]) -> str:
     """The ``logsleuth verify --env`` text: one ``name: value`` per line, then version problems."""
+
     def gib(n: int | None) -> str:
         return "n/a" if n is None else f"{n / 2**30:.1f} GiB"
 
     lines = [
-        f"python: {fp.python}", f"platform: {fp.platform}", f"host: {fp.host}",
+        f"python: {fp.python}",
+        f"platform: {fp.platform}",
+        f"host: {fp.host}",
         f"torch: {fp.torch or 'not importable: ' + (fp.torch_error or '?')}",
         f"torch CUDA build: {fp.cuda or 'none (CPU build)'}",
         f"NCCL loaded by torch: {fp.nccl or 'none'}",
@@ -446,9 +510,13 @@ def render_fingerprint(fp: Fingerprint, problems: list[VersionProblem]) -> str:
         f"/dev/shm: {gib(fp.shm_total)} total, {gib(fp.shm_free)} free",
         "packages:",
     ]
-    lines += [f"  {k}=={v}" for k, v in sorted(fp.packages.items())] or ["  (none of the distributed stack besides torch)"]
+    lines += [f"  {k}=={v}" for k, v in sorted(fp.packages.items())] or [
+        "  (none of the distributed stack besides torch)"
+    ]
     lines.append("environment:")
-    lines += [f"  {k}={v}" for k, v in fp.env.items()] or ["  (no NCCL_/TORCH_NCCL_/TORCH_DISTRIBUTED_/GLOO_ variables set)"]
+    lines += [f"  {k}={v}" for k, v in fp.env.items()] or [
+        "  (no NCCL_/TORCH_NCCL_/TORCH_DISTRIBUTED_/GLOO_ variables set)"
+    ]
     if problems:
         lines.append("version problems:")
         for p in problems:

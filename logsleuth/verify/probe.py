@@ -31,6 +31,7 @@ wrong data) so the diagnosis path can be tested on real failures.
 
 This file imports only the standard library and torch, so it runs anywhere torch runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -122,9 +123,16 @@ class Probe:
 
     def versions(self) -> dict[str, object]:
         torch = self.torch
-        info: dict[str, object] = {"torch": torch.__version__, "cuda": torch.version.cuda, "backend": self.backend,
-                                   "host": socket.gethostname(), "pid": os.getpid(), "world_size": self.world,
-                                   "local_rank": self.local_rank, "device": str(self.device)}
+        info: dict[str, object] = {
+            "torch": torch.__version__,
+            "cuda": torch.version.cuda,
+            "backend": self.backend,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "world_size": self.world,
+            "local_rank": self.local_rank,
+            "device": str(self.device),
+        }
         if self.backend == "nccl":
             info["gpu"] = torch.cuda.get_device_name(self.device)
             info["gpu_count"] = torch.cuda.device_count()
@@ -141,8 +149,13 @@ class Probe:
         if self.injected("absent"):
             self.emit("phase", name="absent", note="fault injection: this rank never reaches init_process_group")
             time.sleep(10**6)
-        self.emit("phase", name="init_start", backend=self.backend, timeout_s=args.pg_timeout,
-                  master=f"{os.environ.get('MASTER_ADDR')}:{os.environ.get('MASTER_PORT')}")
+        self.emit(
+            "phase",
+            name="init_start",
+            backend=self.backend,
+            timeout_s=args.pg_timeout,
+            master=f"{os.environ.get('MASTER_ADDR')}:{os.environ.get('MASTER_PORT')}",
+        )
         t0 = time.perf_counter()
         kwargs: dict[str, object] = {"backend": self.backend, "timeout": timedelta(seconds=args.pg_timeout)}
         if self.backend == "nccl":
@@ -151,8 +164,9 @@ class Probe:
             if "device_id" in inspect.signature(dist.init_process_group).parameters:
                 kwargs["device_id"] = self.device  # eager NCCL init: communicator errors show here, not later
         dist.init_process_group(**kwargs)
-        self.emit("phase", name="init_done", seconds=round(time.perf_counter() - t0, 3),
-                  world_size=dist.get_world_size())
+        self.emit(
+            "phase", name="init_done", seconds=round(time.perf_counter() - t0, 3), world_size=dist.get_world_size()
+        )
 
     def buffers(self, op: str, size: int) -> tuple[object, object, int]:
         """(input, output, actual bytes S) for one op; S follows nccl-tests' definition per op."""
@@ -180,8 +194,9 @@ class Probe:
         elif op == "broadcast":
             dist.broadcast(inp, src=0)
         elif op == "sendrecv":
-            reqs = dist.batch_isend_irecv([dist.P2POp(dist.isend, inp, (r + 1) % n),
-                                           dist.P2POp(dist.irecv, out, (r - 1) % n)])
+            reqs = dist.batch_isend_irecv(
+                [dist.P2POp(dist.isend, inp, (r + 1) % n), dist.P2POp(dist.irecv, out, (r - 1) % n)]
+            )
             for q in reqs:
                 q.wait()
 
@@ -247,9 +262,17 @@ class Probe:
         total_wrong = int(round(float(stats[1].item())))
         algbw = nbytes / t / 1e9
         if self.rank == 0:
-            self.emit("result", op=op, bytes=nbytes, iters=iters, time_us=round(t * 1e6, 2),
-                      algbw_gbps=round(algbw, 4), busbw_gbps=round(algbw * bus_factor(op, n), 4),
-                      wrong=total_wrong, world_size=n)
+            self.emit(
+                "result",
+                op=op,
+                bytes=nbytes,
+                iters=iters,
+                time_us=round(t * 1e6, 2),
+                algbw_gbps=round(algbw, 4),
+                busbw_gbps=round(algbw * bus_factor(op, n), 4),
+                wrong=total_wrong,
+                world_size=n,
+            )
 
     def main(self) -> int:
         args = self.args
@@ -281,8 +304,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--factor", type=int, default=4, help="size step (multiplier)")
     ap.add_argument("--iters", type=int, default=20, help="most timed iterations per size")
     ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--budget-bytes", type=int, default=None,
-                    help="bytes to move per size when choosing iterations (default 2 GiB nccl, 32 MiB gloo)")
+    ap.add_argument(
+        "--budget-bytes",
+        type=int,
+        default=None,
+        help="bytes to move per size when choosing iterations (default 2 GiB nccl, 32 MiB gloo)",
+    )
     ap.add_argument("--pg-timeout", type=float, default=30.0, help="process-group timeout, seconds")
     ap.add_argument("--inject", default="none", help="fault injection for tests: hang@R, absent@R, corrupt@R")
     args = ap.parse_args(argv)

@@ -1,4 +1,5 @@
 """One ``logsleuth verify`` invocation: the base probe, the checks per hypothesis, and its report (text or JSON)."""
+
 from __future__ import annotations
 
 import os
@@ -59,8 +60,10 @@ def _status(run: ProbeRun, table: Sequence[bw.Row]) -> tuple[str, str]:
     low = [r for r in table if r.low]
     if low:
         worst = min(low, key=lambda r: r.ratio or 0)
-        return "slow", (f"{describe_failure(run)}, but busbw is low: {worst.op} reached {worst.busbw_gbps:.1f} GB/s, "
-                        f"{(worst.ratio or 0) * 100:.0f}% of the expected {worst.expected_gbps:g} GB/s")
+        return "slow", (
+            f"{describe_failure(run)}, but busbw is low: {worst.op} reached {worst.busbw_gbps:.1f} GB/s, "
+            f"{(worst.ratio or 0) * 100:.0f}% of the expected {worst.expected_gbps:g} GB/s"
+        )
     return "healthy", f"healthy: {describe_failure(run)}, and its logs show no failure"
 
 
@@ -112,17 +115,42 @@ def verify(
 def _run_dict(r: ProbeRun) -> dict[str, Any]:
     d = r.diagnosis
     return {
-        "name": r.name, "command": list(r.command), "env": dict(r.env_overrides), "returncode": r.returncode,
-        "timed_out": r.timed_out, "seconds": r.seconds, "completed": r.completed, "ok": r.ok,
-        "backend": r.backend, "log_dir": str(r.log_dir), "files": [str(p) for p in r.files],
-        "diagnosis": None if d is None else {"verdict": d.verdict, "root_cause": d.root_cause, "title": d.title,
-                                             "message": d.message, "confidence": d.confidence,
-                                             "first_failure_rank": d.first_failure.rank if d.first_failure else None,
-                                             "culprit": dict(d.culprit) or None},
-        "findings": [{"root_cause": f.root_cause, "summary": f.summary, "evidence": list(f.evidence)}
-                     for f in r.findings],
-        "ranks": [{"local_rank": s.local_rank, "rank": s.rank, "started": s.started, "init_done": s.init_done,
-                   "done": s.done, "last_line": s.last_line} for s in r.ranks],
+        "name": r.name,
+        "command": list(r.command),
+        "env": dict(r.env_overrides),
+        "returncode": r.returncode,
+        "timed_out": r.timed_out,
+        "seconds": r.seconds,
+        "completed": r.completed,
+        "ok": r.ok,
+        "backend": r.backend,
+        "log_dir": str(r.log_dir),
+        "files": [str(p) for p in r.files],
+        "diagnosis": None
+        if d is None
+        else {
+            "verdict": d.verdict,
+            "root_cause": d.root_cause,
+            "title": d.title,
+            "message": d.message,
+            "confidence": d.confidence,
+            "first_failure_rank": d.first_failure.rank if d.first_failure else None,
+            "culprit": dict(d.culprit) or None,
+        },
+        "findings": [
+            {"root_cause": f.root_cause, "summary": f.summary, "evidence": list(f.evidence)} for f in r.findings
+        ],
+        "ranks": [
+            {
+                "local_rank": s.local_rank,
+                "rank": s.rank,
+                "started": s.started,
+                "init_done": s.init_done,
+                "done": s.done,
+                "last_line": s.last_line,
+            }
+            for s in r.ranks
+        ],
         "results": [res.__dict__ for res in r.results],
     }
 
@@ -130,10 +158,22 @@ def _run_dict(r: ProbeRun) -> dict[str, Any]:
 def to_dict(rep: VerifyReport) -> dict[str, Any]:
     """The JSON shape of a verify report (``schema_version`` 1, ``kind: verify``)."""
     return {
-        "schema_version": SCHEMA_VERSION, "kind": "verify", "status": rep.status, "summary": rep.summary,
-        "problem_found": rep.problem_found, "log_dir": str(rep.log_dir),
-        "hypotheses": [{"id": v.hypothesis, "verdict": v.verdict, "reason": v.reason, "evidence": list(v.evidence),
-                        "runs": list(v.runs)} for v in rep.verdicts],
+        "schema_version": SCHEMA_VERSION,
+        "kind": "verify",
+        "status": rep.status,
+        "summary": rep.summary,
+        "problem_found": rep.problem_found,
+        "log_dir": str(rep.log_dir),
+        "hypotheses": [
+            {
+                "id": v.hypothesis,
+                "verdict": v.verdict,
+                "reason": v.reason,
+                "evidence": list(v.evidence),
+                "runs": list(v.runs),
+            }
+            for v in rep.verdicts
+        ],
         "bandwidth": bw.to_dict(rep.bandwidth, rep.table),
         "runs": [_run_dict(r) for r in rep.runs],
     }
@@ -148,9 +188,12 @@ def render_text(rep: VerifyReport) -> str:
     base = rep.base
     info = next((s.info for s in base.ranks if s.info), {})
     world = info.get("world_size", len(base.ranks))
-    head = (f"logsleuth verify: {base.backend or base.config.backend} probe, {world} rank(s)"
-            + (f", torch {info['torch']}" if info.get("torch") else "")
-            + (f", {rep.bandwidth.gpu}" if rep.bandwidth.gpu else "") + f", {base.seconds:g} s")
+    head = (
+        f"logsleuth verify: {base.backend or base.config.backend} probe, {world} rank(s)"
+        + (f", torch {info['torch']}" if info.get("torch") else "")
+        + (f", {rep.bandwidth.gpu}" if rep.bandwidth.gpu else "")
+        + f", {base.seconds:g} s"
+    )
     lines = [head, f"status: {rep.summary}"]
     if base.diagnosis is not None and base.diagnosis.culprit:
         lines.append(f"culprit: {culprit_line(base.diagnosis.culprit)}")
@@ -160,19 +203,29 @@ def render_text(rep: VerifyReport) -> str:
             lines.append("probe evidence:")
             lines += [f"  {e}" for e in ev]
     if rep.table:
-        lines += ["", "bandwidth (nccl-tests definitions: algbw = S/t, busbw = algbw x factor; GB/s = 1e9 B/s)",
-                  f"  {'op':<15}{'size':>10}{'time':>12}{'algbw':>10}{'busbw':>10}  {'factor':<9}{'expected':>10}"
-                  f"{'wrong':>7}"]
+        lines += [
+            "",
+            "bandwidth (nccl-tests definitions: algbw = S/t, busbw = algbw x factor; GB/s = 1e9 B/s)",
+            f"  {'op':<15}{'size':>10}{'time':>12}{'algbw':>10}{'busbw':>10}  {'factor':<9}{'expected':>10}"
+            f"{'wrong':>7}",
+        ]
         for r in rep.table:
             exp = "" if r.expected_gbps is None else f"{r.expected_gbps:g}"
-            flag = f"  LOW ({(r.ratio or 0) * 100:.0f}%)" if r.low else (
-                f"  {(r.ratio or 0) * 100:.0f}%" if r.ratio is not None else "")
-            lines.append(f"  {r.op:<15}{bw.human_bytes(r.bytes):>10}{_fmt_time(r.time_us):>12}{r.algbw_gbps:>10.3f}"
-                         f"{r.busbw_gbps:>10.3f}  {r.factor:<9}{exp:>10}{r.wrong:>7}{flag}")
+            flag = (
+                f"  LOW ({(r.ratio or 0) * 100:.0f}%)"
+                if r.low
+                else (f"  {(r.ratio or 0) * 100:.0f}%" if r.ratio is not None else "")
+            )
+            lines.append(
+                f"  {r.op:<15}{bw.human_bytes(r.bytes):>10}{_fmt_time(r.time_us):>12}{r.algbw_gbps:>10.3f}"
+                f"{r.busbw_gbps:>10.3f}  {r.factor:<9}{exp:>10}{r.wrong:>7}{flag}"
+            )
         ctx = rep.bandwidth
         if ctx.reference is not None:
-            lines.append(f"  expected: {ctx.reference.busbw_gbps:g} GB/s busbw for {ctx.gpu} over {ctx.interconnect} "
-                         f"(flagged below {bw.FLAG_BELOW:.0%}, largest size only); {ctx.reference.note}")
+            lines.append(
+                f"  expected: {ctx.reference.busbw_gbps:g} GB/s busbw for {ctx.gpu} over {ctx.interconnect} "
+                f"(flagged below {bw.FLAG_BELOW:.0%}, largest size only); {ctx.reference.note}"
+            )
             lines += [f"  source: {s}" for s in ctx.reference.sources]
         else:
             lines.append(f"  {ctx.why_none}")

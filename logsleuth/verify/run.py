@@ -9,6 +9,7 @@ never freezes the terminal. The captured files then go through the normal analys
 each rank got (``start`` -> ``init_start`` -> ``init_done`` -> ``op_start`` ... -> ``done``), from which the
 runner states what a hang or a missing rank means.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -221,13 +222,29 @@ def launcher_args(cfg: ProbeConfig, nproc: int) -> list[str]:
             args += ["--node-rank", str(cfg.node_rank)]
         if cfg.rdzv_endpoint:
             join = max(5, int(cfg.timeout / 2))
-            args += ["--rdzv-backend", cfg.rdzv_backend, "--rdzv-endpoint", cfg.rdzv_endpoint,
-                     "--rdzv-id", cfg.rdzv_id, "--rdzv-conf", f"join_timeout={join}"]
+            args += [
+                "--rdzv-backend",
+                cfg.rdzv_backend,
+                "--rdzv-endpoint",
+                cfg.rdzv_endpoint,
+                "--rdzv-id",
+                cfg.rdzv_id,
+                "--rdzv-conf",
+                f"join_timeout={join}",
+            ]
         else:
             args += ["--master-addr", str(cfg.master_addr), "--master-port", str(cfg.master_port)]
     elif cfg.master_port is not None:
-        args += ["--nnodes", "1", "--node-rank", "0", "--master-addr", cfg.master_addr or "127.0.0.1",
-                 "--master-port", str(cfg.master_port)]
+        args += [
+            "--nnodes",
+            "1",
+            "--node-rank",
+            "0",
+            "--master-addr",
+            cfg.master_addr or "127.0.0.1",
+            "--master-port",
+            str(cfg.master_port),
+        ]
     else:
         args += ["--standalone", "--nnodes", "1"]
     return args
@@ -235,8 +252,16 @@ def launcher_args(cfg: ProbeConfig, nproc: int) -> list[str]:
 
 def probe_args(cfg: ProbeConfig) -> list[str]:
     """The probe script's arguments for ``cfg``."""
-    args = ["--backend", cfg.backend, "--ops", ",".join(cfg.ops), "--pg-timeout", str(cfg.effective_pg_timeout),
-            "--inject", cfg.inject]
+    args = [
+        "--backend",
+        cfg.backend,
+        "--ops",
+        ",".join(cfg.ops),
+        "--pg-timeout",
+        str(cfg.effective_pg_timeout),
+        "--inject",
+        cfg.inject,
+    ]
     for flag, value in (("--min-bytes", cfg.min_bytes), ("--max-bytes", cfg.max_bytes), ("--factor", cfg.factor)):
         if value is not None:
             args += [flag, str(value)]
@@ -324,8 +349,18 @@ def run_probe(cfg: ProbeConfig, log_dir: str | os.PathLike[str], *, name: str = 
         raise VerifyError("log directory is not empty", str(run_dir))
     nproc = cfg.nproc_per_node or default_nproc(cfg.backend)
     ranks_dir = run_dir / "ranks"
-    cmd = [sys.executable, "-m", "torch.distributed.run", *launcher_args(cfg, nproc), "--log-dir", str(ranks_dir),
-           "--redirects", "3", str(PROBE_PATH), *probe_args(cfg)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        *launcher_args(cfg, nproc),
+        "--log-dir",
+        str(ranks_dir),
+        "--redirects",
+        "3",
+        str(PROBE_PATH),
+        *probe_args(cfg),
+    ]
     env, overrides = probe_env(cfg)
     tag = str(run_dir.resolve())
     env[RUN_TAG] = tag
@@ -334,8 +369,9 @@ def run_probe(cfg: ProbeConfig, log_dir: str | os.PathLike[str], *, name: str = 
     timed_out = False
     with open(launcher_log, "wb") as out:
         try:
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+            )
         except OSError as exc:
             raise VerifyError(f"cannot start torchrun: {exc}") from exc
         try:
@@ -353,13 +389,16 @@ def run_probe(cfg: ProbeConfig, log_dir: str | os.PathLike[str], *, name: str = 
     for p in tagged_processes(tag):
         kill_tree(p.pid)
     seconds = round(time.monotonic() - t0, 2)
-    rank_files = sorted(ranks_dir.glob("**/attempt_*/*/std*.log"),
-                        key=lambda p: (int(p.parent.name) if p.parent.name.isdigit() else 0, p.name != "stdout.log"))
+    rank_files = sorted(
+        ranks_dir.glob("**/attempt_*/*/std*.log"),
+        key=lambda p: (int(p.parent.name) if p.parent.name.isdigit() else 0, p.name != "stdout.log"),
+    )
     files = tuple(p for p in [*rank_files, launcher_log] if p.stat().st_size > 0)
     results, ranks = read_probe_output(rank_files, nproc)
     diagnosis = _analyze(files, rules)
-    run = ProbeRun(name, cfg, tuple(cmd), overrides, returncode, timed_out, seconds, run_dir, files, results, ranks,
-                   diagnosis, ())
+    run = ProbeRun(
+        name, cfg, tuple(cmd), overrides, returncode, timed_out, seconds, run_dir, files, results, ranks, diagnosis, ()
+    )
     return dataclasses.replace(run, findings=tuple(runner_findings(run)))
 
 
@@ -402,7 +441,7 @@ def read_probe_output(rank_files: Sequence[Path], nproc: int) -> tuple[tuple[Res
                     if k < 0:
                         continue
                     try:
-                        rec = json.loads(line[k + len(probe_module.PREFIX) + 1:])
+                        rec = json.loads(line[k + len(probe_module.PREFIX) + 1 :])
                     except json.JSONDecodeError:
                         continue
                     rec["_where"] = f"{path}:{i}"
@@ -415,15 +454,32 @@ def read_probe_output(rank_files: Sequence[Path], nproc: int) -> tuple[tuple[Res
         info = next((r for r in recs if r.get("ev") == "start"), {})
         for r in recs:
             if r.get("ev") == "result":
-                results.append(Result(str(r["op"]), int(r["bytes"]), int(r["iters"]), float(r["time_us"]),
-                                      float(r["algbw_gbps"]), float(r["busbw_gbps"]), int(r["wrong"]),
-                                      int(r["world_size"])))
-        states.append(RankState(
-            local_rank=lr, rank=info.get("rank"), started=bool(recs), init_started="init_start" in phases,
-            init_done="init_done" in phases, done=any(r.get("ev") == "done" for r in recs),
-            ops_started=phases.count("op_start"), last=recs[-1] if recs else {}, last_line=last_line,
-            info={k: v for k, v in info.items() if k not in ("ev", "_where")},
-        ))
+                results.append(
+                    Result(
+                        str(r["op"]),
+                        int(r["bytes"]),
+                        int(r["iters"]),
+                        float(r["time_us"]),
+                        float(r["algbw_gbps"]),
+                        float(r["busbw_gbps"]),
+                        int(r["wrong"]),
+                        int(r["world_size"]),
+                    )
+                )
+        states.append(
+            RankState(
+                local_rank=lr,
+                rank=info.get("rank"),
+                started=bool(recs),
+                init_started="init_start" in phases,
+                init_done="init_done" in phases,
+                done=any(r.get("ev") == "done" for r in recs),
+                ops_started=phases.count("op_start"),
+                last=recs[-1] if recs else {},
+                last_line=last_line,
+                info={k: v for k, v in info.items() if k not in ("ev", "_where")},
+            )
+        )
     return tuple(results), tuple(states)
 
 
@@ -475,23 +531,45 @@ def runner_findings(run: ProbeRun) -> list[Finding]:
     limit = f"{run.config.timeout:g} s"
     if run.timed_out:
         if not any(r.started for r in ranks):
-            out.append(Finding("rendezvous_timeout",
-                               f"No worker started within the hard limit ({limit}): the launcher never completed "
-                               f"the rendezvous (another node missing, or the endpoint unreachable).",
-                               tuple(_tail(run.log_dir / "launcher.log", 3))))
+            out.append(
+                Finding(
+                    "rendezvous_timeout",
+                    f"No worker started within the hard limit ({limit}): the launcher never completed "
+                    f"the rendezvous (another node missing, or the endpoint unreachable).",
+                    tuple(_tail(run.log_dir / "launcher.log", 3)),
+                )
+            )
         elif not all(r.init_done for r in ranks):
             missing = [s for s in ranks if not s.init_done]
-            out.append(Finding("rendezvous_timeout",
-                               "Killed at the hard limit (" + limit + ") with init_process_group unfinished: "
-                               + "; ".join(_describe(s) for s in missing) + ".", ev))
+            out.append(
+                Finding(
+                    "rendezvous_timeout",
+                    "Killed at the hard limit ("
+                    + limit
+                    + ") with init_process_group unfinished: "
+                    + "; ".join(_describe(s) for s in missing)
+                    + ".",
+                    ev,
+                )
+            )
         else:
             behind = min(r.ops_started for r in ranks)
             laggards = [s for s in ranks if s.ops_started == behind]
-            out.append(Finding("collective_timeout",
-                               f"A collective never completed: killed at the hard limit ({limit}) after every rank "
-                               f"initialised; " + "; ".join(_describe(s) for s in ranks) + ". "
-                               + ("Lagging: " + ", ".join(_describe(s) for s in laggards) + "."
-                                  if len(laggards) < len(ranks) else ""), ev))
+            out.append(
+                Finding(
+                    "collective_timeout",
+                    f"A collective never completed: killed at the hard limit ({limit}) after every rank "
+                    f"initialised; "
+                    + "; ".join(_describe(s) for s in ranks)
+                    + ". "
+                    + (
+                        "Lagging: " + ", ".join(_describe(s) for s in laggards) + "."
+                        if len(laggards) < len(ranks)
+                        else ""
+                    ),
+                    ev,
+                )
+            )
         return out
     if run.returncode not in (0, None):
         never = [s for s in ranks if not s.init_started]
@@ -499,19 +577,34 @@ def runner_findings(run: ProbeRun) -> list[Finding]:
         timed = [s for s in waiting if s.last_line and _INIT_TIMEOUT.search(s.last_line)]
         if waiting and (never or timed):
             parts = [_describe(s) for s in never] + [
-                f"{_describe(s)}: init_process_group gave up waiting for its peers" for s in waiting]
-            out.append(Finding("rendezvous_timeout",
-                               "Not every rank reached the process-group rendezvous: " + "; ".join(parts) + ".", ev))
+                f"{_describe(s)}: init_process_group gave up waiting for its peers" for s in waiting
+            ]
+            out.append(
+                Finding(
+                    "rendezvous_timeout",
+                    "Not every rank reached the process-group rendezvous: " + "; ".join(parts) + ".",
+                    ev,
+                )
+            )
     for r in run.results:
         if r.wrong:
-            out.append(Finding(None, f"Wrong results: {r.op} of {r.bytes} B returned {r.wrong} wrong elements "
-                                     f"over all ranks (data corrupted between ranks).", ()))
+            out.append(
+                Finding(
+                    None,
+                    f"Wrong results: {r.op} of {r.bytes} B returned {r.wrong} wrong elements "
+                    f"over all ranks (data corrupted between ranks).",
+                    (),
+                )
+            )
     return out
 
 
 def _tail(path: Path, n: int) -> list[str]:
     if not path.exists():
         return []
-    lines = [(i, ln.rstrip()) for i, ln in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
-             if ln.strip()]
+    lines = [
+        (i, ln.rstrip())
+        for i, ln in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if ln.strip()
+    ]
     return [f"{path}:{i}: {t[:MAX_EVIDENCE_CHARS]}" for i, t in lines[-n:]]
