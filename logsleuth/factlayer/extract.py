@@ -113,7 +113,7 @@ _K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
 # --- numeric health --------------------------------------------------------------------------------------------
 _NAN_LOSS = regex.compile(
-    r"(?i:\bloss\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became|became) "
+    r"(?i:\bloss\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)"
 )
 _NAN_GRAD = regex.compile(
