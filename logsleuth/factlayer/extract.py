@@ -353,9 +353,9 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
     elif "received at time=" in text and (m := _ABSL_SIGNAL.search(text)):
-        _exit(ev, out, None, "absl", signal=m["name"] or tables.SIGNALS.get(_code(m["num"])))
+        _exit(ev, out, None, "absl", signal=m["name"] or _signal(m["num"]))
     if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
-        sig = tables.SIGNALS.get(_code(m["num"]))
+        sig = _signal(m["num"])
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
         _exit(ev, out, None, "shell", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
