@@ -209,7 +209,7 @@ class Decompressed(io.RawIOBase):
         self.fault: str | None = None
         self.compressed = 0  # compressed bytes read
         self.produced = 0  # decompressed bytes delivered
-        self._pending = b""
+        self._pending: bytes | memoryview = b""  # memoryview for zstd (sliced without copies), bytes for gzip
         self._out, self._pos = b"", 0
         self._in_member = False  # input has gone into the current member/frame and its end is not reached
         self._done = False
@@ -618,7 +618,7 @@ def iter_lines(
             for line_no, raw in _iter_raw(stream, stats, where):
                 yield line_no, clean_line(raw)
         else:
-            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen):  # type: ignore[arg-type]
+            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen):  # type: ignore[arg-type]  # compiled implies gate
                 yield line_no, clean_line(raw)
         fault = dec.fault if dec is not None else None
     except SizeLimitError as exc:

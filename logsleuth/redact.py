@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import regex
 
@@ -70,10 +70,13 @@ def _plugins() -> tuple[Any, ...]:
     """detect-secrets' plugin instances, minus its public-IPv4 detector; () when the package is missing."""
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import BasePlugin
     except ImportError:  # pragma: no cover - a declared dependency; the own patterns still run
         return ()
-    out = []
-    for name, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+    # cast: detect-secrets annotates the return with a TypeVar bound to nothing (mypy reads type[Never])
+    mapping = cast("dict[str, type[BasePlugin]]", get_mapping_from_secret_type_to_class())
+    out: list[Any] = []
+    for name, cls in sorted(mapping.items()):
         if name == "Public IP (ipv4)":
             continue
         out.append(cls())

@@ -130,7 +130,7 @@ def _unexplained_item(e: Event) -> dict[str, Any]:
     return dict(_event(e), id=None, rule_id=None, role=None, confidence=None)
 
 
-RANK_KEYS = {
+RANK_KEYS: dict[str, Any] = {  # every key of "ranks", with its value when the log says nothing
     "world_size": None,
     "seen": [],
     "hosts": [],
