@@ -65,28 +65,19 @@ _CANDIDATE = regex.compile(r"[A-Za-z0-9+=_-]{16,}|PRIVATE KEY")
 _KEYWORDY = regex.compile(r"(?i:key|pass|pwd|secret|contrase)")
 
 
-@functools.lru_cache(maxsize=1)
-def _plugins() -> tuple[Any, ...]:
-    """detect-secrets' plugin instances, minus its public-IPv4 detector; () when the package is missing."""
-    try:
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    except ImportError:  # pragma: no cover - a declared dependency; the own patterns still run
-        return ()
-    out = []
-    for name, cls in sorted(get_mapping_from_secret_type_to_class().items()):
-        if name == "Public IP (ipv4)":
-            continue
-        out.append(cls())
-    return tuple(out)
-
-
 def _plugin_hits(line: str) -> Iterable[str]:
     """Secret values the detect-secrets plugins find in one line (entropy plugins apply their limit here, as
-    detect-secrets' ``HighEntropyStringsPlugin.analyze_line`` does)."""
-    formats = _CANDIDATE.search(line) is not None
-    keywords = _KEYWORDY.search(line) is not None
-    for plugin in _plugins():
-        if not (keywords if type(plugin).__name__ == "KeywordDetector" else formats):
+    detect-secrets' ``HighEntropyStringsPlugin.analyze_line`` does). The package is imported only when
+    ``secret_plugins.gates`` says a plugin may find something in the line."""
+    from .secret_plugins import KEYWORD, gates, plugins
+
+    format_gate, keyword_gate = gates()
+    formats = _CANDIDATE.search(line) is not None and format_gate(line)
+    keywords = _KEYWORDY.search(line) is not None and keyword_gate(line)
+    if not formats and not keywords:
+        return
+    for plugin in plugins():
+        if not (keywords if type(plugin).__name__ == KEYWORD else formats):
             continue
         limit = getattr(plugin, "entropy_limit", None)
         for value in plugin.analyze_string(line):

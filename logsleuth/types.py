@@ -15,6 +15,8 @@ LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error", "fatal")
 LEVEL_RANK = {name: i for i, name in enumerate(LEVELS)}
 SEVERITIES: tuple[str, ...] = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {name: i for i, name in enumerate(SEVERITIES)}
+# the JSON contract's version (``logsleuth.models`` types it; here so that rendering needs no pydantic)
+SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
