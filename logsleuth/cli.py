@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 
@@ -91,9 +91,9 @@ def _stdin_readable() -> bool:
     return sys.stdin is not None and not sys.stdin.closed and _fd_open(sys.stdin)
 
 
-def _fd_open(stream: object) -> bool:
+def _fd_open(stream: TextIO) -> bool:
     try:
-        os.fstat(stream.fileno())  # type: ignore[attr-defined]
+        os.fstat(stream.fileno())
     except (OSError, ValueError, AttributeError):
         return False
     return True

@@ -92,7 +92,8 @@ def _progress_event(rp: RankProgress) -> Event:
 
 
 def _collective(fa: FlightAnalysis) -> dict[str, object] | None:
-    return fa.to_dict()["collective"]  # type: ignore[return-value]
+    c = fa.to_dict()["collective"]
+    return c if isinstance(c, dict) else None
 
 
 def culprit_fields(fa: FlightAnalysis | None, sf: SilentFirst | None) -> dict[str, object]:
@@ -130,15 +131,28 @@ def culprit_fields(fa: FlightAnalysis | None, sf: SilentFirst | None) -> dict[st
     return {}
 
 
+def _ranks_text(culprit: dict[str, object]) -> str:
+    """The culprit's ``ranks`` list as ``"2, 3"`` ("" when it names none)."""
+    ranks = culprit.get("ranks")
+    return ", ".join(map(str, ranks)) if isinstance(ranks, (list, tuple)) else ""
+
+
+def _number(value: object) -> float:
+    """A culprit's numeric field (``confidence``) as a float; TypeError for anything else."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
 def culprit_line(culprit: dict[str, object]) -> str:
     """One line for terminals (``verify``): ``rank 2 (flight recorder, 0.92): <detail>``."""
-    ranks = ", ".join(map(str, culprit.get("ranks") or []))  # type: ignore[call-overload]
     src = str(culprit.get("source", "")).replace("_", " ")
-    return f"rank {ranks} ({src}, {float(culprit.get('confidence') or 0):.2f}): {culprit.get('detail', '')}"  # type: ignore[arg-type]
+    conf = _number(culprit.get("confidence") or 0)
+    return f"rank {_ranks_text(culprit)} ({src}, {conf:.2f}): {culprit.get('detail', '')}"
 
 
 def _fix(root: str, culprit: dict[str, object], old: Fix) -> Fix:
-    ranks = ", ".join(map(str, culprit.get("ranks") or [])) or "?"
+    ranks = _ranks_text(culprit) or "?"
     steps = [
         f"Look at rank {ranks} first: it is the culprit; the ranks that timed out were waiting for it.",
         f"While it hangs, `py-spy dump --pid <pid of rank {ranks}>` shows where it is stuck (data loading, I/O, "
@@ -210,9 +224,10 @@ def decide(
     if not culprit and new_root == root:
         return dataclasses.replace(diag, ranks=ranks_info)
 
+    ev: Event | None
     if fa is not None:
         ev = _flight_event(fa)
-        conf = culprit["confidence"]
+        conf = _number(culprit["confidence"])
         rule_id = "flight-recorder"
     elif sf is not None:
         ev = _progress_event(sf.progress[0])
@@ -226,7 +241,7 @@ def decide(
         ev = diag.first_failure
         conf = STALL_CONFIDENCE
         rule_id = "rank-progress"
-    conf = round(float(conf), 3)  # type: ignore[arg-type]
+    conf = round(float(conf), 3)
     symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence if m.event is not ev) + diag.symptoms
     evidence: tuple[Match, ...] = ()
     if ev is not None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, overload, runtime_checkable
 
 from .combine import combine, rule_decides
 from .diagnose import diagnose
@@ -34,6 +34,7 @@ from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 
 
+@runtime_checkable  # decide tells a model from a loader of one by its vote method
 class Voter(Protocol):
     """What ``decide`` needs of a model: ``classify.model.Classifier.vote``."""
 
@@ -162,13 +163,12 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
 def line_gate(rules: RuleSet) -> LineGate | None:
     """The reader's gate for ``rules`` (built once per rule set; ``rules.linegate.build``), or None when no line
     may be skipped (then every line is parsed, as before)."""
-    cached = getattr(rules, "_line_gate", False)
-    if cached is not False:
-        return cached
+    if hasattr(rules, "_line_gate"):  # built before for this rule set (None: no gate)
+        return rules._line_gate
     from .rules.linegate import build
 
     gate = build(rules)
-    rules._line_gate = gate  # type: ignore[attr-defined]
+    rules._line_gate = gate  # type: ignore[attr-defined]  # a cache slot on the rule set, set only here
     return gate
 
 
@@ -193,6 +193,10 @@ def _job_year(state: JobState, files: Sequence[str] = ()) -> int | None:
     return datetime.fromtimestamp(max(mtimes)).year if mtimes else None
 
 
+@overload
+def _dated_event(e: Event, year: int | None) -> Event: ...
+@overload
+def _dated_event(e: None, year: int | None) -> None: ...
 def _dated_event(e: Event | None, year: int | None) -> Event | None:
     if e is None or e.time is None or e.time.year != YEARLESS or year is None:
         return e
@@ -217,7 +221,7 @@ def dated(diag: Diagnosis, year: int | None) -> Diagnosis:
         first_failure=_dated_event(diag.first_failure, year),
         symptoms=_dated_matches(diag.symptoms, year),
         evidence=_dated_matches(diag.evidence, year),
-        unexplained=tuple(_dated_event(e, year) for e in diag.unexplained),  # type: ignore[misc]
+        unexplained=tuple(_dated_event(e, year) for e in diag.unexplained),
         hypotheses=tuple(dataclasses.replace(h, evidence=_dated_matches(h.evidence, year)) for h in diag.hypotheses),
     )
 
@@ -463,7 +467,13 @@ def collect(
     )
 
 
-def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *, explain: bool = False) -> Diagnosis:
+def decide(
+    evidence: JobEvidence,
+    rules: RuleSet,
+    model: Voter | Callable[[], Voter | None] | None = None,
+    *,
+    explain: bool = False,
+) -> Diagnosis:
     """Judge one job's evidence: rules (context applied), root cause vs symptoms, then the model's vote if given.
 
     Pure: nothing global is read; the same evidence and rule set give the same diagnosis.
@@ -493,7 +503,7 @@ def decide(evidence: JobEvidence, rules: RuleSet, model: Voter | None = None, *,
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer
-        clf = model if hasattr(model, "vote") else model()  # type: ignore[operator]
+        clf = model if isinstance(model, Voter) else model()
         if clf is not None:
             notable, tail, first = evidence.notable, evidence.tail, diag
             diag = combine(first, lambda: clf.vote(notable, tail, first, explain=explain), rules, explain=explain)

@@ -180,12 +180,12 @@ def silent_first(ranks: dict[int, RankProgress]) -> SilentFirst | None:
         )
     if behind:
         return None
-    timed = [r for r in ranks.values() if r.last_time is not None]
-    if len(timed) < 2 or len({r.last_time.year for r in timed}) > 1:  # type: ignore[union-attr]
+    timed = [(r.last_time, r) for r in ranks.values() if r.last_time is not None]
+    if len(timed) < 2 or len({t.year for t, _ in timed}) > 1:
         return None
-    timed.sort(key=lambda r: r.last_time)  # type: ignore[arg-type,return-value]
-    first, second = timed[0], timed[1]
-    gap = (second.last_time - first.last_time).total_seconds()  # type: ignore[operator]
+    timed.sort(key=lambda tr: tr[0])
+    (t_first, first), (t_second, _) = timed[0], timed[1]
+    gap = (t_second - t_first).total_seconds()
     if gap < QUIET_SECONDS:
         return None
     return SilentFirst(

@@ -209,7 +209,7 @@ class Decompressed(io.RawIOBase):
         self.fault: str | None = None
         self.compressed = 0  # compressed bytes read
         self.produced = 0  # decompressed bytes delivered
-        self._pending = b""
+        self._pending: bytes | memoryview = b""  # memoryview for zstd (sliced without copies), bytes for gzip
         self._out, self._pos = b"", 0
         self._in_member = False  # input has gone into the current member/frame and its end is not reached
         self._done = False
@@ -472,7 +472,7 @@ def _iter_gated(
             keep.update(range(max(1, h - before), h + (block_after if is_block else after) + 1))
         if check is not None:
             for h, line_start, line_end in _hit_lines(check, region, base):
-                if h not in keep and confirm(region[line_start:line_end], seen):  # type: ignore[misc]
+                if h not in keep and confirm(region[line_start:line_end], seen):  # type: ignore[misc]  # check is set only with confirm
                     keep.update(range(max(1, h - before), h + after + 1))
         held.extend(lines)
         stats.lines += len(lines)
@@ -551,7 +551,7 @@ def iter_lines(
             for line_no, raw in _iter_raw(stream, stats, where):
                 yield line_no, clean_line(raw)
         else:
-            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen):  # type: ignore[arg-type]
+            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen):  # type: ignore[arg-type]  # compiled implies gate
                 yield line_no, clean_line(raw)
         fault = dec.fault if dec is not None else None
     except SizeLimitError as exc:

@@ -132,7 +132,7 @@ def _unexplained_item(e: Event) -> dict[str, Any]:
     return dict(_event(e), id=None, rule_id=None, role=None, confidence=None)
 
 
-RANK_KEYS = {
+RANK_KEYS: dict[str, Any] = {  # every key of "ranks", with its value when the log says nothing
     "world_size": None,
     "seen": [],
     "hosts": [],
@@ -211,9 +211,10 @@ def _environment(template_dir: str | None) -> Environment:
 
     dirs = [template_dir] if template_dir else []
     dirs.append(str(builtin_reports_dir()))
-    # compiled code depends on these options too, not only on the source: they name the cache's folder
-    options = {"trim_blocks": True, "lstrip_blocks": True}
-    bytecode = cache_dir() / f"templates-{hashlib.sha256(repr(sorted(options.items())).encode()).hexdigest()[:12]}"
+    # compiled code depends on the options too, not only on the source: they name the cache's folder
+    trim_blocks = lstrip_blocks = True
+    options = f"trim_blocks={trim_blocks} lstrip_blocks={lstrip_blocks}"
+    bytecode = cache_dir() / f"templates-{hashlib.sha256(options.encode()).hexdigest()[:12]}"
     cache = None
     try:
         bytecode.mkdir(parents=True, exist_ok=True)
@@ -226,7 +227,8 @@ def _environment(template_dir: str | None) -> Environment:
         autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
         undefined=StrictUndefined,
         bytecode_cache=cache,
-        **options,
+        trim_blocks=trim_blocks,
+        lstrip_blocks=lstrip_blocks,
     )
 
 

@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 GATE_FORMAT = 1
 SKIPPED = frozenset({"Public IP (ipv4)"})  # hosts are aliased only with --redact-hosts
@@ -35,9 +35,12 @@ def plugins() -> tuple[Any, ...]:
     """detect-secrets' plugin instances, minus its public-IPv4 detector; () when the package is missing."""
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import BasePlugin
     except ImportError:  # pragma: no cover - a declared dependency; the own patterns still run
         return ()
-    return tuple(cls() for name, cls in sorted(get_mapping_from_secret_type_to_class().items()) if name not in SKIPPED)
+    # cast: detect-secrets annotates the return with a TypeVar bound to nothing (mypy reads type[Never])
+    mapping = cast("dict[str, type[BasePlugin]]", get_mapping_from_secret_type_to_class())
+    return tuple(cls() for name, cls in sorted(mapping.items()) if name not in SKIPPED)
 
 
 def _describe(plugin: Any) -> dict[str, Any]:
@@ -105,7 +108,8 @@ def _gate(entries: list[dict[str, Any]]) -> Gate:
     """True when one of the plugins described by ``entries`` may find something in the line."""
     if any(e["patterns"] is None for e in entries):
         return lambda line: True
-    plain, bounded = [], []
+    plain: list[tuple[re.Pattern[str], int]] = []
+    bounded: list[tuple[re.Pattern[str], int]] = []
     for e in entries:
         for pattern, flags, min_len in e["patterns"]:
             (bounded if min_len else plain).append((re.compile(pattern, flags), min_len))

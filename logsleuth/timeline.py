@@ -75,8 +75,9 @@ def build(data: dict[str, Any]) -> dict[str, Any] | None:
         keep = [i for i, (_, kind) in enumerate(marks) if kind != "stopped" or times[i] is not None]
         marks, times = [marks[i] for i in keep], [times[i] for i in keep]
         use_time = all(t is not None for t in times) and len({t for t in times}) > 1
+    stamps = [t for t in times if t is not None]  # all of them when use_time
     if use_time:
-        xs = [t.timestamp() if t.year > 1900 else (t - datetime(1900, 1, 1)).total_seconds() for t in times]  # type: ignore[union-attr]
+        xs = [t.timestamp() if t.year > 1900 else (t - datetime(1900, 1, 1)).total_seconds() for t in stamps]
         axis = "time"
     else:
         paths = sorted({e.get("path", "") for e, _ in marks})
@@ -96,8 +97,8 @@ def build(data: dict[str, Any]) -> dict[str, Any] | None:
         title = f"{e.get('path')}:{e.get('line')} {e.get('time') or ''} {e.get('id') or ''}\n{text}"
         out_marks.append({"x": round(px, 1), "y": ys[_row(e)], "kind": kind, "title": title})
     culprit_rows = {f"rank {r}" for r in ((data.get("culprit") or {}).get("ranks") or [])}
-    first_t = min(times) if use_time else None  # type: ignore[type-var]
-    last_t = max(times) if use_time else None  # type: ignore[type-var]
+    first_t = min(stamps) if use_time else None
+    last_t = max(stamps) if use_time else None
     return {
         "width": WIDTH,
         "height": TOP + len(labels) * ROW + 30,

@@ -27,6 +27,7 @@ logs reported as anything else) and the ``confusion`` matrix.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,11 @@ UNLABELLED = "unlabelled"
 # one-log ecosystem says little alone, and ~100 single-log folds would each retrain the model
 MIN_ECOSYSTEM_LOGS = 5
 OTHER = "other"
+
+
+def _same(vote: Vote | None) -> Vote | None:
+    """``combine``'s vote getter for a vote already computed (bound with ``functools.partial``)."""
+    return vote
 
 
 def ecosystem_of(sample: Sample) -> str:
@@ -263,7 +269,7 @@ def evaluate(
             else:
                 diag, lines = s.diagnosis, s.lines
             vote = clf.vote_lines(lines, diag) if clf is not None and lines else None
-            comb = combine(diag, lambda v=vote: v, rules)
+            comb = combine(diag, functools.partial(_same, vote), rules)
             outcomes.append(
                 Outcome(
                     s.row.file,

@@ -285,7 +285,7 @@ def corpus_sha256(corpus: str | os.PathLike[str], rows: Sequence[CorpusRow]) -> 
     return h.hexdigest()
 
 
-def load_corpus(corpus: str | os.PathLike[str], rules: object | None = None) -> list[Sample]:
+def load_corpus(corpus: str | os.PathLike[str], rules: RuleSet | None = None) -> list[Sample]:
     """Analyse every manifest row once with the rules and keep what the classifier needs.
 
     Args:

@@ -212,7 +212,8 @@ def export(pipeline: Any) -> dict[str, np.ndarray]:
 def dumps(arrays: dict[str, np.ndarray]) -> bytes:
     """The ``.npz`` bytes (compressed) of ``export``'s arrays."""
     buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
+    # numpy's stub types **kwds as if a key could be its allow_pickle flag; these keys are array names
+    np.savez_compressed(buf, **arrays)  # type: ignore[arg-type]
     return buf.getvalue()
 
 

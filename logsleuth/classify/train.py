@@ -31,13 +31,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
 from .features import N_COLUMNS, Sample, corpus_sha256, document, load_corpus, read_manifest, rule_tokens
 from .model import DEFAULT_THRESHOLD, MODEL_DIR, Classifier, save
+
+if TYPE_CHECKING:
+    from ..rules.engine import RuleSet
 
 WORD_TOKENS = r"<[A-Za-z]+>|[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_]"  # words and the masks (<NUM>, <IP>...), no numbers
 MAX_WORD_FEATURES = 20000
@@ -203,7 +206,7 @@ def train(
     output: str | os.PathLike[str] = MODEL_DIR,
     *,
     threshold: float = DEFAULT_THRESHOLD,
-    rules: object | None = None,
+    rules: RuleSet | None = None,
 ) -> TrainResult:
     """Analyse every corpus log, fit the model on all of them and write ``model.skops`` + ``model.json``.
 
@@ -230,7 +233,7 @@ def train(
     n_ablated = add_ablations(samples, rules)
     pipe, skipped = fit(samples)
     feats = pipe.named_steps["features"]
-    meta = {
+    meta: dict[str, Any] = {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "versions": versions(),
         "threshold": threshold,

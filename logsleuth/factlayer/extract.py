@@ -38,6 +38,12 @@ def _code(text: str | None) -> int | None:
     return plausible.number(text, minimum=-(1 << 31))
 
 
+def _signal(text: str | None) -> str | None:
+    """The name of a signal printed as a number (``tables.SIGNALS``); None when unknown or not a number."""
+    n = _code(text)
+    return None if n is None else tables.SIGNALS.get(n)
+
+
 _ELASTIC_EXIT = regex.compile(
     r"exitcode\s*:\s*(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?"
     r"|failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)"
@@ -287,7 +293,7 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             out,
             None,
             "mpirun",
-            signal=tables.SIGNALS.get(_code(m["num"])),
+            signal=_signal(m["num"]),
             detail=m["word"],
             task=plausible.rank(m["rank"]),
             node=m["node"],
@@ -329,7 +335,7 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     if "Fatal Python error" in text and (m := _FAULTHANDLER.search(text)):
         _exit(ev, out, None, "faulthandler", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
     if "Caught signal" in text and (m := _UCX_SIGNAL.search(text)):
-        _exit(ev, out, None, "ucx", signal=tables.SIGNALS.get(_code(m["num"])), detail=m["word"].strip())
+        _exit(ev, out, None, "ucx", signal=_signal(m["num"]), detail=m["word"].strip())
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
@@ -439,7 +445,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
             out.append(CudaError(event=ev, name=name_m["name"]))
     if "NVRM" in text and (m := _XID.search(text)):
         xid = plausible.number(m["xid"])
-        meaning, hw = tables.XID.get(xid, ("", False))
+        meaning, hw = tables.XID.get(xid, ("", False)) if xid is not None else ("", False)
         out.append(GpuHardware(event=ev, what="xid", xid=xid, meaning=meaning, hardware=hw, device=m["dev"]))
     elif "fallen off" in text and _FALLEN.search(text):
         out.append(GpuHardware(event=ev, what="fallen_off_bus", meaning="GPU has fallen off the bus"))

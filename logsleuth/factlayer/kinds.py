@@ -128,14 +128,14 @@ class NcclWarning(Fact):
 
     Attributes:
         file: source file as printed (``transport/net_ib.cc``).
-        src_line: line in that file.
+        src_line: line in that file; None when the printed number is implausible (``plausible.number``).
         subsystem: from ``tables.NCCL_SUBSYSTEMS`` (``ib``, ``socket``, ``p2p``, ``shm``, ``cuda``, ...), or "".
         result: the ``ncclResult_t`` named on the line (``ncclSystemError``), or "".
     """
 
     KIND: ClassVar[str] = "nccl_warning"
     file: str
-    src_line: int = 0
+    src_line: int | None = 0
     subsystem: str = ""
     result: str = ""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from .. import plausible
 from .read import FrDump, FrEntry
@@ -158,6 +159,16 @@ def _first_mismatch(pg: str, by_rank: dict[int, dict[int, FrEntry]]) -> Mismatch
     return None
 
 
+class _Common(TypedDict):
+    """The ``FlightAnalysis`` fields every verdict fills the same way."""
+
+    dumped: tuple[int, ...]
+    no_dump: tuple[int, ...]
+    partial: bool
+    groups: tuple[GroupState, ...]
+    paths: tuple[str, ...]
+
+
 def analyse(dumps: list[FrDump], world_size: int | None = None) -> FlightAnalysis:
     """Analyse the dumps of one job (any subset of ranks; one dump per rank is used).
 
@@ -171,8 +182,8 @@ def analyse(dumps: list[FrDump], world_size: int | None = None) -> FlightAnalysi
     dumped = tuple(sorted(by_rank))
     world = world_size or 0
     for d in by_rank.values():
-        for ranks in d.pg_ranks.values():
-            world = max(world, len(ranks), max(ranks) + 1)
+        for pg_members in d.pg_ranks.values():
+            world = max(world, len(pg_members), max(pg_members) + 1)
     world = min(max(world, (max(dumped) + 1) if dumped else 0), plausible.MAX_WORLD_SIZE)  # sizes range(world)
 
     # per group: rank -> seq -> entry (collectives only), and descriptions
@@ -207,19 +218,19 @@ def analyse(dumps: list[FrDump], world_size: int | None = None) -> FlightAnalysi
     partial = any(g.no_dump for g in groups) or len(dumped) < world
     no_dump_all = tuple(r for r in range(world) if r not in by_rank)
     paths = tuple(by_rank[r].path for r in dumped)
-    base = dict(dumped=dumped, no_dump=no_dump_all, partial=partial, groups=tuple(groups), paths=paths)
+    base = _Common(dumped=dumped, no_dump=no_dump_all, partial=partial, groups=tuple(groups), paths=paths)
 
     mismatches = [g.mismatch for g in groups if g.mismatch is not None]
     if mismatches:
         m = min(mismatches, key=lambda m: min(e.time_ns for e in m.found.values()))
-        g = next(g for g in groups if g.pg == m.pg)
+        mg = next(g for g in groups if g.pg == m.pg)
         odd = ", ".join(map(str, m.odd_ranks))
         found = m.found[m.odd_ranks[0]]
         detail = (
             f"rank {odd} issued {found.describe()} where the other ranks issued {m.expected.describe()} "
-            f"in process group {m.pg} ({g.desc or 'no description'}): {m.kind.replace('_', ' ')} mismatch"
+            f"in process group {m.pg} ({mg.desc or 'no description'}): {m.kind.replace('_', ' ')} mismatch"
         )
-        return FlightAnalysis("mismatch", m.odd_ranks, m.pg, g.desc, m.expected, (), mismatch=m, detail=detail, **base)
+        return FlightAnalysis("mismatch", m.odd_ranks, m.pg, mg.desc, m.expected, (), mismatch=m, detail=detail, **base)
 
     def waits_for(r: int) -> set[int]:
         """Members of the group of ``r``'s latest collective that have not reached it (incl. ranks without a dump)."""
@@ -254,22 +265,23 @@ def analyse(dumps: list[FrDump], world_size: int | None = None) -> FlightAnalysi
     waiters = tuple(r for r in dumped if r not in cset and waiting[r])
     # the group where a waiter waits for culprits only (the culprit's own missing collective), earliest first
     direct = sorted((latest[r] for r in waiters if waiting[r] and waiting[r] <= cset), key=lambda e: e.time_ns)
+    coll: FrEntry | None
     if direct:
         coll = direct[0]
     else:
         coll = min((latest[r] for r in waiters), key=lambda e: e.time_ns) if waiters else None
-    pg = coll.pg if coll else next((g.pg for g in groups if cset & set(g.behind)), None)
-    g = next((g for g in groups if g.pg == pg), None)
+    hang_pg = coll.pg if coll else next((g.pg for g in groups if cset & set(g.behind)), None)
+    g = next((g for g in groups if g.pg == hang_pg), None)
     names = ", ".join(map(str, culprits))
     how = "wrote no dump" if cset <= set(no_dump_all) else "stopped issuing collectives"
     if coll is not None and g is not None:
         reached = ", ".join(f"rank {r} at #{s}" for r, s in sorted(g.last_seq.items()) if r in cset) or "no dump"
         detail = (
-            f"rank {names} never reached {coll.describe()} in process group {pg} ({g.desc or 'no description'})"
+            f"rank {names} never reached {coll.describe()} in process group {hang_pg} ({g.desc or 'no description'})"
             f" ({reached}); {how}; ranks {', '.join(map(str, waiters))} wait for it"
         )
     else:
         detail = f"rank {names} {how}"
     if partial:
         detail += f"; no dump from rank {', '.join(map(str, no_dump_all))}"
-    return FlightAnalysis("hang", tuple(culprits), pg, g.desc if g else "", coll, waiters, detail=detail, **base)
+    return FlightAnalysis("hang", tuple(culprits), hang_pg, g.desc if g else "", coll, waiters, detail=detail, **base)

@@ -114,9 +114,9 @@ class RegexBudget:
 
     def __init__(self) -> None:
         self.spent: dict[int, float] = {}  # id(pattern) -> seconds
-        self.off: dict[int, regex.Pattern[str]] = {}
+        self.off: dict[int, LazyPattern | regex.Pattern[str]] = {}
 
-    def search(self, p: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+    def search(self, p: LazyPattern | regex.Pattern[str], text: str) -> regex.Match[str] | None:
         key = id(p)
         if key in self.off:
             return None
@@ -301,7 +301,7 @@ class RuleSet:
                 )
                 if fact_values is None:
                     continue
-            values = {k: v for k, v in event.params.items() if isinstance(v, _SCALARS)}
+            values: dict[str, Any] = {k: v for k, v in event.params.items() if isinstance(v, _SCALARS)}
             values.update({"rank": event.rank, "local_rank": event.local_rank, "host": event.host, "pid": event.pid})
             if fact_values is not None:
                 values.update({k: v for k, v in fact_values.items() if v is not None})

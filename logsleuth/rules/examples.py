@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..factlayer import facts_of
 from ..parse import parse_text
+from ..types import Match
 from .engine import RuleSet
 
 
@@ -24,7 +25,7 @@ def fires(rules: RuleSet, rule_id: str, text: str) -> bool:
     """True when rule ``rule_id`` fires on some event parsed from ``text`` (its context evaluated on ``text``)."""
     rule = rules.by_id[rule_id]
     hits: set[int] = set()
-    matches = []
+    matches: list[Match] = []
     last = 0
     for ev in parse_text(text, path="<example>"):
         rules.context_hits(ev.text, hits)

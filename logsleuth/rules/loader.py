@@ -4,6 +4,7 @@ keys) with ``path:line`` errors; one YAML parse per file gives both the data and
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ def _unique_key_loader() -> type:
 
     base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    class UniqueKeyLoader(base):  # type: ignore[misc,valid-type]
+    class UniqueKeyLoader(base):
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
             seen: set[Any] = set()
             for key_node, _ in node.value:
@@ -118,7 +119,7 @@ def load_file(path: str | Path) -> RuleFile:
     return RuleFile(spec, p, lines)
 
 
-def rule_paths(dirs: Iterable[str | Path]) -> list[Path]:
+def rule_paths(dirs: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """All ``*.yaml``/``*.yml`` files under ``dirs``, sorted; later dirs override earlier ones by file name (== id)."""
     by_name: dict[str, Path] = {}
     for d in dirs:

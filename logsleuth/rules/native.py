@@ -107,16 +107,14 @@ def compile_database(
             break
         else:
             always.add(i)
+    if not exprs:  # nothing Hyperscan can take: no database (every pattern is in ``always``)
+        return None, frozenset(always)
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    if exprs:
-        db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
-        if use_cache:
-            write_atomic(db_path, hyperscan.dumpb(db))
-            write_atomic(meta_path, json.dumps({"format": FORMAT, "always": sorted(always)}).encode())
-    else:
-        db = None
-    if db is not None:
-        db.scratch = hyperscan.Scratch(db)
+    db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
+    if use_cache:
+        write_atomic(db_path, hyperscan.dumpb(db))
+        write_atomic(meta_path, json.dumps({"format": FORMAT, "always": sorted(always)}).encode())
+    db.scratch = hyperscan.Scratch(db)
     return db, frozenset(always)
 
 
@@ -137,7 +135,7 @@ class NativeMatcher:
         return {"patterns": self.patterns}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["patterns"])  # type: ignore[misc]
+        self.__init__(state["patterns"])  # type: ignore[misc]  # re-run the constructor: same fields as a new one
 
     def _load(self) -> None:
         self._db, self._always = compile_database(self.patterns)

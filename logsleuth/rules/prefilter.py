@@ -16,17 +16,20 @@ is also searched, case-folded, for the case-folded factors.
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import ahocorasick
 
-try:  # Python >= 3.11
+# Python's own regex parser. A version check rather than try/except: mypy (configured for 3.10) then types the
+# 3.10 branch against typeshed's sre_* stubs, which have no private re._* counterparts.
+if sys.version_info >= (3, 11):
     from re import _constants as _c
     from re import _parser as _p
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _p  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import sre_constants as _c
+    import sre_parse as _p
 
 MIN_USEFUL = 3  # a factor shorter than this (e.g. "a") rejects almost nothing; prefer longer ones
 MAX_ALTERNATIVES = 64  # more alternatives than this is not a useful factor
@@ -187,7 +190,7 @@ def required_literals(pattern: str) -> tuple[frozenset[str], bool] | None:
     except Exception:  # noqa: BLE001 - any parse problem just means "no prefilter for this pattern"
         return None
     ci = bool(parsed.state.flags & _c.SRE_FLAG_IGNORECASE)
-    f = _seq(list(parsed), ci)
+    f = _seq(list(parsed.data), ci)
     if f is None:
         return None
     alts, fci = f

@@ -7,7 +7,9 @@ see all rules at once.
 from __future__ import annotations
 
 import string
+import sys
 from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import regex
 from jinja2 import TemplateSyntaxError, nodes
@@ -205,40 +207,43 @@ class UniqueIds(CrossRuleValidator):
         return out
 
 
-try:  # Python's own regex parser: enough to see the shape of a pattern (regex's extensions fail to parse: skipped)
+# Python's own regex parser: enough to see the shape of a pattern (regex's extensions fail to parse: skipped).
+# A version check rather than try/except: mypy (configured for 3.10) types the 3.10 branch with typeshed's stubs.
+if sys.version_info >= (3, 11):
     import re._constants as _sc
     import re._parser as _sp
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _sc  # type: ignore[no-redef]
-    import sre_parse as _sp  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import sre_constants as _sc
+    import sre_parse as _sp
 
 _REPEATS = {_sc.MAX_REPEAT, _sc.MIN_REPEAT} | ({_sc.POSSESSIVE_REPEAT} if hasattr(_sc, "POSSESSIVE_REPEAT") else set())
 
 
-def _children(op: object, av: object) -> list[list[tuple[object, object]]]:
+# ``av``: sre's argument of an opcode, a differently shaped tuple (or int) per opcode: typed Any
+def _children(op: object, av: Any) -> list[list[tuple[object, Any]]]:
     if op in _REPEATS:
-        return [av[2]]  # type: ignore[index]
+        return [av[2]]
     if op == _sc.SUBPATTERN:
-        return [av[-1]]  # type: ignore[index]
+        return [av[-1]]
     if op == _sc.BRANCH:
-        return list(av[1])  # type: ignore[index]
+        return list(av[1])
     if op in (_sc.ASSERT, _sc.ASSERT_NOT):
-        return [av[1]]  # type: ignore[index]
+        return [av[1]]
     return []
 
 
-def _has_unbounded(items: list[tuple[object, object]]) -> bool:
+def _has_unbounded(items: list[tuple[object, Any]]) -> bool:
     for op, av in items:
-        if op in _REPEATS and av[1] == _sc.MAXREPEAT:  # type: ignore[index]
+        if op in _REPEATS and av[1] == _sc.MAXREPEAT:
             return True
         if any(_has_unbounded(c) for c in _children(op, av)):
             return True
     return False
 
 
-def _has_literal(items: list[tuple[object, object]]) -> bool:
+def _has_literal(items: list[tuple[object, Any]]) -> bool:
     """A literal character every match of ``items`` must contain (outside any repeat)."""
-    return any(op == _sc.LITERAL or (op == _sc.SUBPATTERN and _has_literal(av[-1])) for op, av in items)  # type: ignore[index]
+    return any(op == _sc.LITERAL or (op == _sc.SUBPATTERN and _has_literal(av[-1])) for op, av in items)
 
 
 def nested_quantifier(pattern: str) -> bool:
@@ -249,15 +254,15 @@ def nested_quantifier(pattern: str) -> bool:
     except Exception:  # noqa: BLE001 - regex-module syntax Python's parser does not know
         return False
 
-    def walk(items: list[tuple[object, object]]) -> bool:
+    def walk(items: list[tuple[object, Any]]) -> bool:
         for op, av in items:
-            if op in _REPEATS and av[1] == _sc.MAXREPEAT and _has_unbounded(av[2]) and not _has_literal(av[2]):  # type: ignore[index]
+            if op in _REPEATS and av[1] == _sc.MAXREPEAT and _has_unbounded(av[2]) and not _has_literal(av[2]):
                 return True
             if any(walk(c) for c in _children(op, av)):
                 return True
         return False
 
-    return walk(list(tree))
+    return walk(list(tree.data))
 
 
 class NestedQuantifiers(Validator):
@@ -275,8 +280,11 @@ class NestedQuantifiers(Validator):
         ]
 
 
-def _all_subclasses(cls: type) -> list[type]:
-    out = []
+_V = TypeVar("_V")
+
+
+def _all_subclasses(cls: type[_V]) -> list[type[_V]]:
+    out: list[type[_V]] = []
     for sub in cls.__subclasses__():
         out.append(sub)
         out.extend(_all_subclasses(sub))
@@ -292,8 +300,8 @@ def validate(rfs: list[RuleFile]) -> list[Problem]:
         v = cls()
         for rf in rfs:
             problems.extend(v.check(rf))
-    for cls in _all_subclasses(CrossRuleValidator):
-        problems.extend(cls().check_all(rfs))
+    for cross in _all_subclasses(CrossRuleValidator):
+        problems.extend(cross().check_all(rfs))
     return problems
 
 

@@ -9,6 +9,8 @@ from .jobs import Emit, Job, batches
 from .rows import analyze_job, error_row
 
 if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
     from ..rules.engine import RuleSet
 
 _WORKER: dict[str, Any] = {}
@@ -49,6 +51,7 @@ def _pool(workers: int, rules: RuleSet, model: bool, max_job_bytes: int | None) 
     # inherit the rules instead of decoding a copy); otherwise forkserver, so that no worker is forked from a
     # process whose other threads may hold locks. spawn elsewhere.
     methods = multiprocessing.get_all_start_methods()
+    ctx: BaseContext
     if "fork" in methods and threading.active_count() == 1:
         ctx = multiprocessing.get_context("fork")
         _INHERITED["rules"] = rules

@@ -260,8 +260,8 @@ def check_collective_timeout(s: Session, h: str) -> Verdict:
 def _master(s: Session) -> tuple[str, int | None]:
     cfg = s.config
     if cfg.rdzv_endpoint:
-        host, _, port = cfg.rdzv_endpoint.rpartition(":")
-        return host or cfg.rdzv_endpoint, int(port) if port.isdigit() else None
+        host, _, port_text = cfg.rdzv_endpoint.rpartition(":")
+        return host or cfg.rdzv_endpoint, int(port_text) if port_text.isdigit() else None
     addr = cfg.master_addr or s.hints.master_addr or os.environ.get("MASTER_ADDR") or "127.0.0.1"
     port = cfg.master_port or s.hints.master_port
     if port is None and os.environ.get("MASTER_PORT", "").isdigit():
@@ -396,7 +396,8 @@ def check_nccl_network_config(s: Session, h: str) -> Verdict:
     if current:
         chosen = [i.name for i in itfs if envmod.ifname_matches(current, i.name)]
         ev.append(f"check: {var}={current} selects {', '.join(chosen) if chosen else 'no interface on this host'}")
-    works, fails = [], []
+    works: list[str] = []
+    fails: list[str] = []
     for itf in _candidates(s):
         r = s.run(
             f"ifname-{itf.name}",

@@ -479,7 +479,7 @@ def is_local_address(host: str) -> bool:
     if host in ("localhost", "0.0.0.0", "::", socket.gethostname()):
         return True
     try:
-        addrs = {ai[4][0] for ai in socket.getaddrinfo(host, None)}
+        addrs = {str(ai[4][0]) for ai in socket.getaddrinfo(host, None)}  # str: typeshed allows int (AF_CAN)
     except socket.gaierror:
         return False
     if any(a.startswith("127.") or a == "::1" for a in addrs):

@@ -41,10 +41,13 @@ import socket
 import sys
 import time
 from datetime import timedelta
+from typing import Any
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv")
 ELEM = 4  # bytes per float32 element
 PREFIX = "logsleuth-probe"
+# a torch.Tensor: torch is imported only when the probe runs (the optional ``verify`` extra), so not typed here
+Tensor = Any
 
 
 def bus_factor(op: str, n: int) -> float:
@@ -168,7 +171,7 @@ class Probe:
             "phase", name="init_done", seconds=round(time.perf_counter() - t0, 3), world_size=dist.get_world_size()
         )
 
-    def buffers(self, op: str, size: int) -> tuple[object, object, int]:
+    def buffers(self, op: str, size: int) -> tuple[Tensor, Tensor, int]:
         """(input, output, actual bytes S) for one op; S follows nccl-tests' definition per op."""
         torch, n = self.torch, self.world
         kw = {"dtype": torch.float32, "device": self.device}
@@ -181,7 +184,7 @@ class Probe:
         count = max(1, size // ELEM)
         return torch.empty(count, **kw), torch.empty(count, **kw), count * ELEM
 
-    def run_op(self, op: str, inp: object, out: object) -> None:
+    def run_op(self, op: str, inp: Tensor, out: Tensor) -> None:
         dist, n, r = self.dist, self.world, self.rank
         if op == "all_reduce":
             dist.all_reduce(inp)
@@ -200,13 +203,13 @@ class Probe:
             for q in reqs:
                 q.wait()
 
-    def check(self, op: str, inp, out) -> int:  # noqa: ANN001 - torch tensors
+    def check(self, op: str, inp: Tensor, out: Tensor) -> int:
         """Fill inputs with a rank/index pattern, run ``op`` once and count wrong elements on this rank."""
         torch, n, r = self.torch, self.world, self.rank
         f32 = torch.float32
         idx = torch.arange(inp.numel(), device=self.device, dtype=torch.int64)  # exact beyond 2**24 elements
 
-        def pat(m: int, sl: object = slice(None)) -> object:
+        def pat(m: int, sl: slice = slice(None)) -> Tensor:
             return torch.remainder(idx[sl], m).to(f32)
 
         if op == "all_reduce":
