@@ -167,3 +167,39 @@ def test_more_launcher_and_library_shapes_are_facts(text: str, kind: str, value:
     found = {(f.kind, f.fields().get({"scheduler": "verdict", "process_exit": "signal", "exception": "family",
                                       "cuda_error": "name"}[f.kind])) for f in facts(text) if f.kind == kind}
     assert (kind, value) in found
+
+
+@pytest.mark.parametrize("line, what", [
+    # Megatron-LM's check_for_nan_in_loss_and_grad (rerun_state_machine.validate_result / older assert)
+    ("RuntimeError: Rank 255, node n1, device 0, iteration 2: Unexpected result nan "
+     "(message='found NaN in local forward loss calculation')", "nan_loss"),
+    ("AssertionError: Rank 3: found Inf in local forward loss calculation. Device: 3, node: gpu-node-1", "inf_loss"),
+    # Lightning's _check_finite and detect_nan_parameters (utilities/finite_checks.py)
+    ("ValueError: The loss returned in `training_step` is tensor(nan, device='cuda:0', grad_fn=<NllLossBackward0>).",
+     "nan_loss"),
+    ("ValueError: Detected nan and/or inf values in `layer.weight`. Check your forward pass for numerically unstable "
+     "operations.", "nan_grad"),
+])
+def test_framework_nan_checks_are_numeric_facts(line: str, what: str) -> None:
+    assert what in [f.what for f in facts(line) if f.kind == "numeric"]
+
+
+def test_ray_task_error_takes_the_wrapped_exception_family() -> None:
+    """A real Ray run here: an actor's numpy allocation fails; the driver re-raises it as RayTaskError(MemoryError)."""
+    ev = collect([str(DATA / "ray-actor-numpy-memoryerror.log")], load_rules())
+    wrapped = [f for f in ev.facts if isinstance(f, ExceptionFact) and f.type.startswith("ray.exceptions.RayTask")]
+    assert [f.family for f in wrapped] == ["host_memory"]
+    assert analyze([str(DATA / "ray-actor-numpy-memoryerror.log")], model=False).root_cause == "host_oom_killed"
+
+
+@pytest.mark.parametrize("line", [
+    # vLLM's start-up KV-cache checks (vllm/worker/worker.py raise_if_cache_size_invalid, v1 kv_cache_utils)
+    "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing "
+    "the engine.",
+    "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV "
+    "cache (15424). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+])
+def test_vllm_kv_cache_that_does_not_fit_is_gpu_memory(tmp_path: Path, line: str) -> None:
+    (e,) = [f for f in facts(line) if isinstance(f, ExceptionFact)]
+    assert e.family == "cuda_oom"
+    assert diagnose_text(tmp_path, line + "\n") == "cuda_oom"

@@ -100,6 +100,8 @@ _EXC_AFTER_PREFIX = regex.compile(
     r"(?::\s?(?P<msg>.*))?$"
 )
 _ERRNO = regex.compile(r"\[Errno (?P<n>\d+)\]")
+# Ray re-raises a task's exception as ``RayTaskError(<its type>)`` (``ray/exceptions.py``, ``as_instanceof_cause``)
+_WRAPPED = regex.compile(r"\((?P<inner>[\w.]+)\)$")
 # CPython's separators between chained tracebacks (``Lib/traceback.py``: ``_cause_message`` for ``raise ... from``,
 # ``_context_message`` for an exception raised while handling another)
 CAUSE_SPLIT = (
@@ -148,12 +150,18 @@ _NODE_FAIL = regex.compile(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO N
 _K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
 # --- numeric health --------------------------------------------------------------------------------------------
+# Also the checks that stop a run on it: Megatron's ``check_for_nan_in_loss_and_grad`` ("found NaN in local forward
+# loss calculation", ``megatron/training`` loss functions and ``rerun_state_machine``) and Lightning's
+# ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``)
 _NAN_LOSS = regex.compile(
     r"(?i:\bloss\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became) "
-    r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)"
+    r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
+    r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
 )
+# Megatron's grad-norm check, Lightning's ``detect_nan_parameters`` (``utilities/finite_checks.py``: "Detected nan
+# and/or inf values in `layer.weight`"), autograd's anomaly mode ("returned nan values in its 0th output")
 _NAN_GRAD = regex.compile(
-    r"found NaN in local grad norm|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
+    r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
     r"returned nan values in its \d+\w* output"
 )
 _OVERFLOW = regex.compile(
@@ -384,6 +392,9 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
 
 
 def _family(typ: str, module: str, message: str, errno: int | None) -> str:
+    if typ.endswith(")") and (w := _WRAPPED.search(typ)):  # Ray's ``RayTaskError(MemoryError)``: the wrapped type's
+        typ = w["inner"]
+        module = typ.rsplit(".", 1)[0] if "." in typ else ""  # a bare ``OutOfMemoryError`` says neither torch nor Ray
     short = typ.rsplit(".", 1)[-1]
     fam = tables.EXCEPTION_FAMILIES.get(typ) or tables.EXCEPTION_FAMILIES.get(short, "")
     if short == "OutOfMemoryError":

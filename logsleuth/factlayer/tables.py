@@ -108,6 +108,13 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"is not included in a placement group", "placement"),
     (r"Cannot provide a placement group of", "placement"),
     (r"Ray does not allocate any \w+s on the driver node", "placement"),
+    # vLLM's start-up check that the KV cache fits in GPU memory (``vllm/v1/core/kv_cache_utils.py``
+    # ``check_enough_kv_cache_memory``; ``vllm/worker/worker.py`` ``raise_if_cache_size_invalid``; ``vllm/utils``
+    # ``MemorySnapshot`` "Free memory on device ... is less than desired GPU memory utilization"): GPU memory
+    (r"No available memory for the cache blocks", "cuda_oom"),
+    (r"larger than the maximum number of tokens that can be stored in KV cache", "cuda_oom"),
+    (r"KV cache is needed, which is larger than the available KV cache memory", "cuda_oom"),
+    (r"is less than desired GPU memory utilization", "cuda_oom"),
 )
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
