@@ -61,6 +61,8 @@ class JobEvidence:
         flight: the analysis of the job's Flight Recorder dumps (``flight.FlightAnalysis``), None without dumps.
         year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
             file's mtime year; None (stdin with year-less clocks only) when neither is known.
+        numbers_recovered: every rank's last printed loss is finite, after any NaN/Inf/overflow the job showed, and no
+            loss scale reached its minimum (``numeric_tail.NumericTail.recovered``): not ``training_divergence``.
     """
 
     matches: tuple[Match, ...] = ()
@@ -82,6 +84,7 @@ class JobEvidence:
     end_time: datetime | None = None
     flight: Any = None
     year: int | None = None
+    numbers_recovered: bool = False
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

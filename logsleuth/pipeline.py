@@ -18,6 +18,7 @@ from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact
+from .factlayer.tables import NCCL_FALLBACK_WARNINGS
 from .factlayer.reason import FactStream, crash_library, sibling_terminations
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
@@ -27,6 +28,7 @@ from .jobfiles import error_file_event, error_files, infer
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso_dated
 from .plausible import ranges
+from .numeric_tail import NumericTail
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
@@ -83,6 +85,7 @@ class JobState:
     progress: ProgressTracker = field(default_factory=ProgressTracker)  # per-rank last step printed
     last_time: datetime | None = None  # the job's latest timed line (raw, maybe year-less)
     stream: FactStream = field(default_factory=FactStream)  # facts that take earlier events to know
+    numbers: NumericTail = field(default_factory=NumericTail)  # did the loss end finite after any NaN/Inf
 
 
 @dataclass
@@ -139,6 +142,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         facts = state.stream.facts(ev, state.versions)
         if facts:
             state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
+        state.numbers.add(ev, facts)
         found = match_event(ev, facts)
         kept = bool(facts)
         if found:
@@ -151,7 +155,9 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         state.tail.append(ev)
         if (found or ev.level != "info" and ev.level != "debug") and len(state.notable) < MAX_NOTABLE:
             state.notable.append(ev)
-        if ev.is_error or (ev.source == "nccl" and ev.level == "warning"):
+        if ev.is_error or (
+            ev.source == "nccl" and ev.level == "warning" and not NCCL_FALLBACK_WARNINGS.search(ev.text)
+        ):
             # NCCL prints failures as WARN (src/debug.cc has no ERROR level): an unexplained WARN is not a healthy log
             state.error_events += ev.is_error
             if not found and len(state.unexplained) < MAX_UNEXPLAINED:
@@ -472,6 +478,7 @@ def collect(
         end_time=_normalise(state.last_time, year),
         flight=flight,
         year=year,
+        numbers_recovered=state.numbers.recovered(),
     )
 
 
@@ -498,6 +505,8 @@ def decide(
         The ``Diagnosis``; ``stats`` is a copy of ``evidence.stats``; ``ranks`` summarises rank activity.
     """
     matches = rules.finalize(list(evidence.matches), set(evidence.context_hits), dict(evidence.last_lines))
+    if evidence.numbers_recovered:  # a skipped overflow step the loss recovered from is the scaler working
+        matches = [m for m in matches if m.root_cause != "training_divergence"]
     order = _order(evidence, [m.event for m in matches])
     diag = diagnose(
         matches,
@@ -516,6 +525,9 @@ def decide(
         if clf is not None:
             notable, tail, first = evidence.notable, evidence.tail, diag
             diag = combine(first, lambda: clf.vote(notable, tail, first, explain=explain), rules, explain=explain)
+            if evidence.numbers_recovered and diag.method == "model" and diag.root_cause == "training_divergence":
+                # the model's guess contradicts the facts: every rank's last loss is finite (``numeric_tail``)
+                diag = dataclasses.replace(first, stats=diag.stats, hypotheses=first.hypotheses)
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)

@@ -71,6 +71,12 @@ _SHELL = regex.compile(
 )
 _MP_SIGNAL = regex.compile(r"(?:process \d+ terminated with signal|died with <Signals\.)(?: ?)(?P<name>SIG[A-Z]+)")
 _DATALOADER = regex.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
+# the DataLoader worker's own signal handlers (``torch/csrc/DataLoader.cpp`` ``SIGNAL_HANDLER``), printed by the worker
+# as it dies, before the main process notices: "ERROR: Unexpected segmentation fault encountered in worker."
+_DL_WORKER_SIGNAL = regex.compile(
+    r"ERROR: Unexpected (?P<word>segmentation fault|bus error|floating-point exception) encountered in worker"
+)
+_DL_WORKER_WORDS = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "floating-point exception": "SIGFPE"}
 # pod status (``Exit Code: 137``, ``"exitCode": 137``) and kubectl exec's "command terminated with exit code 137"
 # (jupyter/docker-stacks#736)
 _K8S_EXIT = regex.compile(
@@ -159,14 +165,20 @@ _NAN_LOSS = regex.compile(
     r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
 )
 # Megatron's grad-norm check, Lightning's ``detect_nan_parameters`` (``utilities/finite_checks.py``: "Detected nan
-# and/or inf values in `layer.weight`"), autograd's anomaly mode ("returned nan values in its 0th output")
+# and/or inf values in `layer.weight`"), autograd's anomaly mode ("returned nan values in its 0th output"), and
+# ``torch.nn.utils.clip_grad_norm_(error_if_nonfinite=True)`` (``torch/nn/utils/clip_grad.py``: "The total norm of
+# order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped",
+# https://pytorch.org/docs/stable/generated/torch.nn.utils.clip_grad_norm_.html)
 _NAN_GRAD = regex.compile(
     r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
-    r"returned nan values in its \d+\w* output"
+    r"returned nan values in its \d+\w* output|for gradients from `parameters` is non-finite"
 )
+# apex/DeepSpeed "OVERFLOW! ... reducing to N", Megatron/apex "Gradient overflow. Skipping step, loss scaler 0 reducing
+# loss scale to N", fairseq's ``DynamicLossScaler`` (``fairseq/optim/fp16_optimizer.py``: "| WARNING: overflow
+# detected, setting loss scale to: N")
 _OVERFLOW = regex.compile(
-    r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )?to|loss scale(?:r)?[^\n]{0,20}?reducing[^\n]{0,20}?to) "
-    r"(?P<scale>[\d.e+-]+)"
+    r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )?to|loss scale(?:r)?[^\n]{0,20}?reducing[^\n]{0,20}?to|"
+    r"setting loss scale to:?) (?P<scale>[\d.e+-]+)"
 )
 _MIN_SCALE = regex.compile(
     r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum|"
@@ -242,6 +254,7 @@ _CI_WORDS = (
     "srun: terminating",
     "no space left",
     "quota",
+    "encountered in worker",
 )
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
@@ -372,6 +385,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             detail=m["word"].strip(),
             proc=plausible.pid(m["pid"]),
         )
+    elif "encountered in worker" in text and (m := _DL_WORKER_SIGNAL.search(text)):
+        _exit(ev, out, None, "dataloader_worker", signal=_DL_WORKER_WORDS[m["word"]], detail=m["word"])
     elif m := _MP_SIGNAL.search(text):
         _exit(ev, out, None, "multiprocessing", signal=m["name"])
     if "Fatal Python error" in text and (m := _FAULTHANDLER.search(text)):
@@ -569,7 +584,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
 
 def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
     low = text.lower()
-    if "nan" in low or "inf" in low:
+    if "nan" in low or "inf" in low or "non-finite" in low:
         if m := _NAN_LOSS.search(text):
             v = (m["v"] or "nan").lower()
             out.append(NumericHealth(event=ev, what="inf_loss" if "inf" in v else "nan_loss"))

@@ -68,7 +68,8 @@ class ProcessExit(Fact):
         signum: its number.
         reporter: an observer of the death (``torchrun`` | ``deepspeed`` | ``mpirun`` | ``pdsh`` | ``slurm`` |
             ``ray`` | ``shell`` | ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``subprocess``) or the
-            process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx``).
+            process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
+            ``dataloader_worker``: torch's DataLoader worker handler).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
         node: the host the reporter names, or "".

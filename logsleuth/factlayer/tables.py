@@ -5,6 +5,8 @@ Change an entry only with a source; a library that words a known fact differentl
 
 from __future__ import annotations
 
+import re
+
 # Signal numbers on Linux x86-64/aarch64 (``signal(7)``, the "Standard signals" table; Python's ``signal.Signals``).
 SIGNALS: dict[int, str] = {
     1: "SIGHUP",
@@ -116,6 +118,12 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"KV cache is needed, which is larger than the available KV cache memory", "cuda_oom"),
     (r"is less than desired GPU memory utilization", "cuda_oom"),
 )
+
+# NCCL warnings NCCL recovers from by design, so they are not a failure: ``misc/ibvwrap.cc`` ``wrap_ibv_symbols``
+# dlopens "libibverbs.so" then "libibverbs.so.1" and on failure WARNs "Failed to open libibverbs.so[.1]"; the IB
+# transport's ``ncclIbInit`` then fails and NCCL initialises its next network, the internal socket transport ("Using
+# internal Network Socket", "NET/Socket : N interfaces found") - the normal path on a host without InfiniBand.
+NCCL_FALLBACK_WARNINGS = re.compile(r"Failed to open libibverbs\.so")
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
 # tree (``src/``): the IB verbs transport was ``transport/net_ib.cc`` until 2.2x and ``transport/net_ib/*.cc``

@@ -1,0 +1,107 @@
+"""General facts added after wave C (issue 12): numbers that recover are not divergence, fairseq's and
+``clip_grad_norm_``'s overflow wording, NCCL's libibverbs fallback, /dev/shm semaphores, DataLoader worker crashes.
+
+The whole logs used here are wave C's (``corpus/manifest.d/wave-c-*.csv``: real runs here and public threads)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logsleuth.factlayer import facts_of
+from logsleuth.factlayer.kinds import ProcessExit
+from logsleuth.parse import parse_text
+from logsleuth.pipeline import analyze, collect
+from logsleuth.rules.engine import load_rules
+
+LOGS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
+DS_SKIP = LOGS / "run-wavec-deepspeed-fp16-overflow-skips" / "job.log"
+MEGATRON_HEALTHY = LOGS / "gh-epfLLM-Megatron-LLM-11" / "pretrain.log"
+
+
+def facts(text: str) -> list:
+    return [f for ev in parse_text(text) for f in facts_of(ev)]
+
+
+def test_fp16_overflow_step_the_loss_recovers_from_is_not_divergence(tmp_path: Path) -> None:
+    """A real DeepSpeed fp16 run here: step 12's loss is inf, the dynamic loss scaler halves the scale and skips the
+    step, the loss is finite again from step 13 on: the scaler working, not a diverged run (with or without the
+    model). Cut right after the inf lines, the same log has not recovered: divergence."""
+    assert collect([str(DS_SKIP)], load_rules()).numbers_recovered
+    assert analyze([str(DS_SKIP)], model=False).root_cause == "no_failure"
+    assert analyze([str(DS_SKIP)]).root_cause == "no_failure"
+    cut = tmp_path / "job.log"
+    lines = DS_SKIP.read_text().splitlines(keepends=True)
+    last_inf = max(i for i, ln in enumerate(lines) if ln.rstrip().endswith("loss inf"))
+    cut.write_text("".join(lines[: last_inf + 1]))
+    assert not collect([str(cut)], load_rules()).numbers_recovered
+    assert analyze([str(cut)], model=False).root_cause == "training_divergence"
+
+
+def test_megatron_iterations_with_finite_loss_are_not_divergence() -> None:
+    """Megatron's iteration line prints ``loss scale: 1.0`` in bf16/fp32 runs and ``number of nan iterations: 0``:
+    a finite ``lm loss`` on the last line is a healthy run, whatever the model guesses (epfLLM/Megatron-LLM#11)."""
+    assert collect([str(MEGATRON_HEALTHY)], load_rules()).numbers_recovered
+    assert analyze([str(MEGATRON_HEALTHY)]).root_cause == "no_failure"
+
+
+def test_a_loss_that_stays_nan_or_a_scale_at_its_floor_is_not_recovered(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    # HF Trainer lines (no step counter: not loss lines) and a Megatron line whose loss is nan
+    log.write_text(" iteration      184/  250000 | lm loss: 2.408367E+00 | loss scale: 1.0 |\n"
+                   " iteration      185/  250000 | lm loss: nan | loss scale: 1.0 |\n")
+    assert not collect([str(log)], load_rules()).numbers_recovered
+    log.write_text("[2024-03-01 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                   "Skipping step. Attempted loss scale: 2, reducing to 1\n"
+                   "step 40 loss 2.31\n"
+                   "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.\n")
+    assert not collect([str(log)], load_rules()).numbers_recovered
+    assert analyze([str(log)], model=False).root_cause == "training_divergence"
+
+
+@pytest.mark.parametrize("line, what, scale", [
+    # fairseq's DynamicLossScaler (fairseq/optim/fp16_optimizer.py), facebookresearch/fairseq#512
+    ("| WARNING: overflow detected, setting loss scale to: 0.0001220703125", "overflow_skip", 0.0001220703125),
+    # torch.nn.utils.clip_grad_norm_(error_if_nonfinite=True), a run here (wave C)
+    ("[rank0]: RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot "
+     "be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+     "`error_if_nonfinite=False`", "nan_grad", None),
+])
+def test_more_overflow_and_nonfinite_wordings_are_numeric_facts(line: str, what: str, scale: float | None) -> None:
+    found = [(f.what, f.scale) for f in facts(line) if f.kind == "numeric"]
+    assert (what, scale) in found
+
+
+def test_fairseq_scale_driven_below_one_is_divergence() -> None:
+    log = LOGS / "gh-facebookresearch-fairseq-512" / "train.log"
+    assert analyze([str(log)], model=False).root_cause == "training_divergence"
+
+
+def test_nccl_libibverbs_fallback_warning_is_not_a_failure(tmp_path: Path) -> None:
+    """NCCL's ``misc/ibvwrap.cc`` WARNs when libibverbs cannot be opened and then uses its socket transport: not an
+    unexplained warning (horovod/horovod#243). An IB verbs call that fails is still one."""
+    log = tmp_path / "job.log"
+    log.write_text("a1b2c3d4e5f6:350:457 [0] misc/ibvwrap.cu:60 WARN Failed to open libibverbs.so[.1]\n"
+                   "a1b2c3d4e5f6:350:457 [0] INFO Using internal Network Socket\n")
+    ev = collect([str(log)], load_rules())
+    assert ev.unexplained == ()
+    assert analyze([str(log)], model=False).root_cause == "no_failure"
+    log.write_text("node1:1:2 [0] misc/ibvwrap.cc:281 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot "
+                   "allocate memory\n")
+    assert analyze([str(log)], model=False).root_cause != "no_failure"
+
+
+def test_dataloader_worker_segfault_is_a_native_crash_not_host_memory() -> None:
+    """A real Lightning run here: a DataLoader worker segfaults; torch's worker handler prints it before the main
+    process's 'DataLoader worker (pid(s) N) exited unexpectedly' (which alone reads as the OOM killer)."""
+    (f,) = [f for f in facts("ERROR: Unexpected segmentation fault encountered in worker.") if isinstance(f, ProcessExit)]
+    assert (f.reporter, f.signal) == ("dataloader_worker", "SIGSEGV")
+    log = LOGS / "run-wavec-lightning-loader-worker-segv" / "job.log"
+    assert analyze([str(log)], model=False).root_cause == "native_crash"
+
+
+def test_no_space_creating_a_semaphore_is_shared_memory() -> None:
+    """``_multiprocessing.SemLock`` creates its semaphore in /dev/shm (sem_overview(7)): ENOSPC there is /dev/shm
+    full, not a disk (NVIDIA/Megatron-LM#878)."""
+    log = LOGS / "gh-NVIDIA-Megatron-LM-878" / "pretrain.log"
+    assert analyze([str(log)], model=False).root_cause == "shm_exhausted"
