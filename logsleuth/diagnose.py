@@ -9,7 +9,11 @@ Policy (design.md "Diagnosis"):
 - A catch-all cause (priority <= ``GENERIC_PRIORITY``) chained to a specific cause printed right after it by the
   same process (``CHAIN_LINES``) yields to that cause.
 - A cause rule marked ``fallback`` (a default reading of a fact: an unexplained SIGKILL is host memory, a fatal
-  signal a native crash) wins only when no specific cause rule (priority above the catch-alls) matched.
+  signal a native crash) wins only when no specific cause rule (priority above the catch-alls) matched. Among
+  fallbacks, one read from a fact that names the signal (the process's own handler: faulthandler, glog, abseil,
+  Open MPI's ``Signal: ... (11)``; a launcher's ``-11``) wins over an exit report that names none (Ray's
+  ``SYSTEM_ERROR``: the worker vanished), wherever each is printed: the process's own report is the cause, the
+  observer's the symptom (``_signal_known``).
 - With only symptoms, the earliest symptom's root cause is reported at reduced confidence (the first failure
   is not in the log). Below ``ABSTAIN_BELOW`` the verdict is ``unknown``; with no match and no error event
   it is ``no_failure``.
@@ -21,6 +25,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .factlayer import facts_of
+from .factlayer.kinds import ProcessExit
 from .rules.engine import RuleSet
 from .rules.render import render_fix, render_message
 from .taxonomy import title as taxonomy_title
@@ -90,6 +96,11 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
     return winner
 
 
+def _signal_known(m: Match) -> bool:
+    """The match's line states which signal ended a process (a ``process_exit`` fact with a signal)."""
+    return any(isinstance(f, ProcessExit) and f.signal for f in facts_of(m.event))
+
+
 def _enrich_first_failure(event: Event, elastic_root: Event | None) -> Event:
     """Fill rank/host/local_rank the failing line does not print from the elastic summary's root-cause entry."""
     if elastic_root is None or event is elastic_root:
@@ -139,6 +150,8 @@ def diagnose(
     # in the job, wherever it is: an abort after "CUDA error: illegal memory access" is that CUDA error
     if any(not rules.by_id[m.rule_id].spec.fallback and m.priority > GENERIC_PRIORITY for m in causes):
         causes = [m for m in causes if not rules.by_id[m.rule_id].spec.fallback]
+    elif any(_signal_known(m) for m in causes if rules.by_id[m.rule_id].spec.fallback):
+        causes = [m for m in causes if not rules.by_id[m.rule_id].spec.fallback or _signal_known(m)]
     symptoms_all = [m for m in kept if m.role == "symptom"]
 
     winner: Match | None = None

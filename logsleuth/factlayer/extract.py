@@ -58,6 +58,11 @@ _MPI = regex.compile(
 _PDSH = regex.compile(r"(?P<node>[\w.-]+): ssh exited with exit code (?P<code>\d+)")
 _SRUN = regex.compile(r"srun: error: (?P<node>[\w.-]+): tasks? (?P<task>[\d,\-\[\]]+): (?P<what>[A-Z][\w /()-]*)")
 _RAY_EXIT = regex.compile(r"Worker exit type: (?P<type>[A-Z_]+)")
+# the worker's pid as the raylet ("Worker PID: 5067") or the driver's ``ActorDiedError`` ("\tpid: 5067") print it
+_RAY_PID = regex.compile(r"Worker PID: (?P<pid>\d+)|^\s*pid: (?P<pid>\d+)$", regex.M)
+# Ray's SYSTEM_ERROR detail ends with a fixed list of possible causes ("Some common causes include: (1) the process
+# was killed by the OOM killer ..., (3) ... SIGSEGV"): boilerplate, not a statement about this worker
+_RAY_BOILERPLATE = "Some common causes include"
 # bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
 _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
 _SHELL = regex.compile(
@@ -73,6 +78,13 @@ _FAULTHANDLER = regex.compile(
 )
 _UCX_SIGNAL = regex.compile(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
 _GLOG_SIGNAL = regex.compile(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
+# abseil's failure signal handler (``absl/debugging/failure_signal_handler.cc``, linked into Ray's ``_raylet.so``,
+# which installs it in every worker): "*** SIGSEGV received at time=1795565435 on cpu 0 ***", or "*** Signal 7
+# received at time=..." for a signal it has no name for
+_ABSL_SIGNAL = regex.compile(r"\*\*\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\d+)) received at time=\d+")
+# Open MPI's own handler (``opal/util/stacktrace.c``, ``opal_show_stackframe``): "[host:pid] *** Process received
+# signal ***" then "[host:pid] Signal: Segmentation fault (11)" (macOS: "Segmentation fault: 11 (11)")
+_OPAL_SIGNAL = regex.compile(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] Signal: (?P<word>[^()\n]+?) \((?P<num>\d+)\)")
 # --- exceptions ----------------------------------------------------------------------------------------------
 _TERMINATE = regex.compile(
     r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?"
@@ -318,8 +330,10 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
                 node=m["node"],
             )
     if "Worker exit type" in text and (m := _RAY_EXIT.search(text)) and m["type"] != "INTENDED_USER_EXIT":
-        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", text) else None
-        _exit(ev, out, None, "ray", signal=sig, detail=m["type"])
+        own = text.split(_RAY_BOILERPLATE, 1)[0]
+        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", own[m.start() :]) else None
+        pm = _RAY_PID.search(own)
+        _exit(ev, out, None, "ray", signal=sig, detail=m["type"], proc=plausible.pid(pm["pid"]) if pm else None)
     if "DataLoader worker" in text and (m := _DATALOADER.search(text)):
         _exit(
             ev,
@@ -338,6 +352,11 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "ucx", signal=_signal(m["num"]), detail=m["word"].strip())
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
+    elif "received at time=" in text and (m := _ABSL_SIGNAL.search(text)):
+        _exit(ev, out, None, "absl", signal=m["name"] or _signal(m["num"]))
+    if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
+        sig = _signal(m["num"])
+        _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
         _exit(ev, out, None, "shell", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
     if not out and (m := _K8S_EXIT.search(text)) and 128 < (_code(m["code"]) or 0) < 160:
@@ -359,6 +378,9 @@ def _family(typ: str, module: str, message: str, errno: int | None) -> str:
         return tables.ERRNO_FAMILIES[errno]
     for words, f in tables.MESSAGE_FAMILIES:
         if words in message:
+            return f
+    for pattern, f in tables.MESSAGE_PATTERNS:
+        if regex.search(pattern, message.strip()):
             return f
     return fam
 

@@ -66,8 +66,9 @@ class ProcessExit(Fact):
         code: the exit code as reported (-9, 137, 1...), or None when only a signal is named.
         signal: signal name (``SIGKILL``) when the exit was by a signal (negative code, 128+N, a named signal).
         signum: its number.
-        reporter: ``torchrun`` | ``deepspeed`` | ``mpirun`` | ``pdsh`` | ``slurm`` | ``ray`` | ``shell`` |
-            ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``faulthandler`` | ``glog``.
+        reporter: an observer of the death (``torchrun`` | ``deepspeed`` | ``mpirun`` | ``pdsh`` | ``slurm`` |
+            ``ray`` | ``shell`` | ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``subprocess``) or the
+            process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx``).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
         node: the host the reporter names, or "".

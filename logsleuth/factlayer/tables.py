@@ -85,6 +85,11 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     ("PytorchStreamWriter failed writing file", "disk_full"),
     ("unexpected pos ", "disk_full"),
 )
+# Messages that name a family by their shape (regexes, searched in the exception's message). A short write is a
+# full disk or quota when nothing else is said: numpy's ``ndarray.tofile``/``np.save`` (``PyArray_ToFile`` in
+# ``numpy/_core/src/multiarray/convert.c``: ``"%ld requested and %ld written"`` when ``fwrite`` writes fewer items,
+# raised as OSError, ValueError or IOError depending on the numpy version) never carries the errno.
+MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = ((r"^\d+ requested and \d+ written$", "disk_full"),)
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
 # tree (``src/``): the IB verbs transport was ``transport/net_ib.cc`` until 2.2x and ``transport/net_ib/*.cc``
