@@ -13,11 +13,12 @@ year); when no year is known, ``time`` is null and ``time_raw`` keeps the clock 
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION: Final = 1  # Final: typed Literal[1], what the models' schema_version field accepts
+from .types import SCHEMA_VERSION
+
 ISO_TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}:\d{2}|Z)?$"
 
 Level = Literal["debug", "info", "warning", "error", "fatal"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
 
 import regex
 
@@ -65,31 +65,19 @@ _CANDIDATE = regex.compile(r"[A-Za-z0-9+=_-]{16,}|PRIVATE KEY")
 _KEYWORDY = regex.compile(r"(?i:key|pass|pwd|secret|contrase)")
 
 
-@functools.lru_cache(maxsize=1)
-def _plugins() -> tuple[Any, ...]:
-    """detect-secrets' plugin instances, minus its public-IPv4 detector; () when the package is missing."""
-    try:
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-        from detect_secrets.plugins.base import BasePlugin
-    except ImportError:  # pragma: no cover - a declared dependency; the own patterns still run
-        return ()
-    # cast: detect-secrets annotates the return with a TypeVar bound to nothing (mypy reads type[Never])
-    mapping = cast("dict[str, type[BasePlugin]]", get_mapping_from_secret_type_to_class())
-    out: list[Any] = []
-    for name, cls in sorted(mapping.items()):
-        if name == "Public IP (ipv4)":
-            continue
-        out.append(cls())
-    return tuple(out)
-
-
 def _plugin_hits(line: str) -> Iterable[str]:
     """Secret values the detect-secrets plugins find in one line (entropy plugins apply their limit here, as
-    detect-secrets' ``HighEntropyStringsPlugin.analyze_line`` does)."""
-    formats = _CANDIDATE.search(line) is not None
-    keywords = _KEYWORDY.search(line) is not None
-    for plugin in _plugins():
-        if not (keywords if type(plugin).__name__ == "KeywordDetector" else formats):
+    detect-secrets' ``HighEntropyStringsPlugin.analyze_line`` does). The package is imported only when
+    ``secret_plugins.gates`` says a plugin may find something in the line."""
+    from .secret_plugins import KEYWORD, gates, plugins
+
+    format_gate, keyword_gate = gates()
+    formats = _CANDIDATE.search(line) is not None and format_gate(line)
+    keywords = _KEYWORDY.search(line) is not None and keyword_gate(line)
+    if not formats and not keywords:
+        return
+    for plugin in plugins():
+        if not (keywords if type(plugin).__name__ == KEYWORD else formats):
             continue
         limit = getattr(plugin, "entropy_limit", None)
         for value in plugin.analyze_string(line):

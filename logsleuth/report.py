@@ -7,21 +7,23 @@ Every format renders from the same redacted dict, so a secret redacted for one i
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .errors import LogsleuthError
-from .models import SCHEMA_VERSION  # re-exported: report.SCHEMA_VERSION is public
 from .parse.timestamps import YEARLESS, iso
 from .plausible import ranges
 from .redact import HostMap, redact
 from .taxonomy import title as taxonomy_title
-from .types import Diagnosis, Event, Match
+from .types import SCHEMA_VERSION, Diagnosis, Event, Match  # SCHEMA_VERSION: public as report.SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 FORMATS = ("text", "markdown", "html", "json")
 MAX_TEXT = 2000  # characters of one evidence text kept in reports (tracebacks are longer: their tail is kept)
@@ -200,15 +202,33 @@ def prepare(
 @functools.lru_cache(maxsize=8)
 def _environment(template_dir: str | None) -> Environment:
     """One jinja2 environment per template directory: templates compile once per process, not once per render
-    (jinja2 caches compiled templates per environment and reloads a file only when its mtime changes)."""
+    (jinja2 caches compiled templates per environment and reloads a file only when its mtime changes). Compiled
+    templates are also kept across processes in jinja2's bytecode cache under ``rules.native.cache_dir()``
+    (keyed by template name and source checksum): compiling ``text.j2`` costs ~25 ms, loading it ~1 ms."""
+    from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
+
+    from .rules.native import cache_dir
+
     dirs = [template_dir] if template_dir else []
     dirs.append(str(builtin_reports_dir()))
+    # compiled code depends on the options too, not only on the source: they name the cache's folder
+    trim_blocks = lstrip_blocks = True
+    options = f"trim_blocks={trim_blocks} lstrip_blocks={lstrip_blocks}"
+    bytecode = cache_dir() / f"templates-{hashlib.sha256(options.encode()).hexdigest()[:12]}"
+    cache = None
+    try:
+        bytecode.mkdir(parents=True, exist_ok=True)
+        if os.access(bytecode, os.W_OK):  # else (a read-only home) compile every time
+            cache = FileSystemBytecodeCache(str(bytecode))
+    except OSError:
+        pass
     return Environment(
         loader=FileSystemLoader(dirs),
         autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
-        trim_blocks=True,
-        lstrip_blocks=True,
         undefined=StrictUndefined,
+        bytecode_cache=cache,
+        trim_blocks=trim_blocks,
+        lstrip_blocks=lstrip_blocks,
     )
 
 

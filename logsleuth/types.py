@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 Source = Literal["nccl", "torch", "elastic", "ray", "vllm", "deepspeed", "python", "trainer", "other"]
 Level = Literal["debug", "info", "warning", "error", "fatal"]
@@ -15,6 +15,8 @@ LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error", "fatal")
 LEVEL_RANK = {name: i for i, name in enumerate(LEVELS)}
 SEVERITIES: tuple[str, ...] = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {name: i for i, name in enumerate(SEVERITIES)}
+# the JSON contract's version (``logsleuth.models`` types it; here so that rendering needs no pydantic)
+SCHEMA_VERSION: Final = 1  # Final: typed Literal[1], what the models' schema_version field accepts
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,6 +65,24 @@ class ScanPlan:
         return sum(j.bytes for j in self.jobs)
 
 
+def batches(jobs: list[Job], max_jobs: int = 16, max_bytes: int = 64 << 20) -> list[list[Job]]:
+    """``jobs`` largest first, cut into batches of at most ``max_jobs`` jobs and ``max_bytes`` bytes on disk (a job
+    larger than that is a batch of its own): one task per batch, so that a scan of thousands of small jobs pays the
+    per-task cost (IPC, a future, a wake-up) once per batch, and the long poles start early."""
+    out: list[list[Job]] = []
+    cur: list[Job] = []
+    size = 0
+    for job in sorted(jobs, key=lambda j: -j.bytes):
+        if cur and (len(cur) >= max_jobs or size + job.bytes > max_bytes):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(job)
+        size += job.bytes
+    if cur:
+        out.append(cur)
+    return out
+
+
 #: Called with each finished job and its row (in the scan's process).
 Emit = Callable[[Job, dict[str, Any]], None]
 ProgressFn = Callable[[ScanProgress], None]

@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LogsleuthError
-from .jobs import Emit, Job
+from .jobs import Emit, Job, batches
 from .rows import analyze_job, error_row
 
 if TYPE_CHECKING:
@@ -25,21 +25,6 @@ def _ray_task(
 
         rules = _RAY_RULES[rules_key] = ray.get(rules_ref[0])
     return [analyze_job(job, rules, model=model, max_job_bytes=max_job_bytes) for job in jobs]
-
-
-def _batches(jobs: list[Job], max_jobs: int = 16, max_bytes: int = 64 << 20) -> list[list[Job]]:
-    out: list[list[Job]] = []
-    cur: list[Job] = []
-    size = 0
-    for job in sorted(jobs, key=lambda j: -j.bytes):
-        if cur and (len(cur) >= max_jobs or size + job.bytes > max_bytes):
-            out.append(cur)
-            cur, size = [], 0
-        cur.append(job)
-        size += job.bytes
-    if cur:
-        out.append(cur)
-    return out
 
 
 def _as_given(row: dict[str, Any], job: Job) -> dict[str, Any]:
@@ -92,7 +77,7 @@ def _run_ray_tasks(
     task = ray.remote(num_cpus=1, max_retries=1)(_ray_task)
     # absolute paths: Ray workers may run in another working directory (the archive must be on a shared filesystem)
     running = {}
-    for batch in _batches(todo):
+    for batch in batches(todo):
         ajobs = [
             Job(j.name, j.paths, j.bytes, j.fingerprint, tuple(os.path.abspath(p) for p in j.analyze_paths))
             for j in batch

@@ -1,0 +1,68 @@
+"""Ray Train wave C job: ``TorchTrainer`` with a gloo worker group on a local Ray cluster (CPU), each worker training
+a tiny MLP with hand-written gradient all_reduce and reporting its loss.
+
+``--fault``: ``raise`` (worker ``--fault-rank`` hits a KeyError on a record at ``--fault-step``), ``mismatch`` (that
+worker all_reduces a flattened gradient while its peers reduce per-parameter tensors, with
+TORCH_DISTRIBUTED_DEBUG=DETAIL set by the generator), ``--cpus-per-worker`` more than the cluster has makes the
+worker group's placement group unschedulable.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import time
+
+import ray
+import torch
+import torch.distributed as dist
+from ray import train
+from ray.train import RunConfig, ScalingConfig
+from ray.train.torch import TorchTrainer
+
+
+def loop(cfg: dict) -> None:
+    rank, world = train.get_context().get_world_rank(), train.get_context().get_world_size()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    records = [{"x": torch.randn(8, 16)} for _ in range(cfg["steps"])]
+    if rank == cfg["fault_rank"] and cfg["fault"] == "raise":
+        records[cfg["fault_step"]] = {"features": torch.randn(8, 16)}  # a record written by an older exporter
+    for step, rec in enumerate(records):
+        x = rec["x"]
+        loss = torch.nn.functional.mse_loss(model(x), x[:, :1])
+        opt.zero_grad()
+        loss.backward()
+        if cfg["fault"] == "mismatch" and rank == cfg["fault_rank"] and step == cfg["fault_step"]:
+            flat = torch.cat([p.grad.flatten() for p in model.parameters()])
+            dist.all_reduce(flat)
+        else:
+            for p in model.parameters():
+                dist.all_reduce(p.grad)
+        opt.step()
+        print(f"{datetime.datetime.now():%H:%M:%S} worker rank {rank}/{world} step {step} loss {loss.item():.4f}", flush=True)
+        train.report({"step": step, "loss": loss.item()})
+        time.sleep(0.05)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--cpus-per-worker", type=float, default=0.5)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--fault", default="none")
+    p.add_argument("--fault-rank", type=int, default=1)
+    p.add_argument("--fault-step", type=int, default=8)
+    p.add_argument("--storage", default="/tmp/wavec-ray-results")
+    a = p.parse_args()
+    ray.init(num_cpus=2, include_dashboard=False)
+    trainer = TorchTrainer(
+        loop, train_loop_config={"steps": a.steps, "fault": a.fault, "fault_rank": a.fault_rank, "fault_step": a.fault_step},
+        scaling_config=ScalingConfig(num_workers=a.workers, use_gpu=False, resources_per_worker={"CPU": a.cpus_per_worker}),
+        run_config=RunConfig(name="wavec", storage_path=a.storage))
+    result = trainer.fit()
+    print("training finished:", result.metrics)
+
+
+if __name__ == "__main__":
+    main()
