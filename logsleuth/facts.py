@@ -40,6 +40,7 @@ _WORLD = regex.compile(
     r"|\b(?i:world_size)\s*[=:]\s*(?P<n>\d+)|\bworld size:? (?P<n>\d+)"
 )
 _WORLD_GATE = regex.compile(r"(?i:world|nranks|clients joined|options: size)")
+WORLD_SIZE = _WORLD  # the reader's gate reads world sizes in whole blocks with it (``rules.linegate``)
 # what a line must contain for ``find_versions``/``find_world_size`` to find anything (RE2 syntax, for read.LineGate)
 GATE: tuple[str, ...] = (r"(?i:version)", r"==", r"(?i:world)", r"nranks", r"clients joined", r"options: size")
 

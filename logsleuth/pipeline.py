@@ -30,6 +30,7 @@ from .plausible import ranges
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
+from .rules.linegate import GateView
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 
@@ -114,9 +115,11 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         text = ev.text
         context_hits(text, hits)
         find_versions(text, state.versions)
-        ws = find_world_size(text)
-        if ws is not None and ws > (state.world_size or 0):
-            state.world_size = ws
+        # line by line, as the reader's gate reads world sizes on lines it does not keep (``linegate.GateView``)
+        for ln in text.split("\n") if "\n" in text else (text,):
+            ws = find_world_size(ln)
+            if ws is not None and ws > (state.world_size or 0):
+                state.world_size = ws
         rank = ev.rank
         if rank is not None:
             act = state.ranks.get(rank)
@@ -387,13 +390,15 @@ def collect(
     state = JobState()
     rules.begin_job()
     lgate = line_gate(rules) if gate else None
+    seen = GateView(state.context_hits, state.versions)
     file_index: dict[str, int] = {}
     skipped: list[dict[str, Any]] = []
     for path in files:
         file_index.setdefault(path, len(file_index))
         f = facts[path]
+        seen.comm_ranks.clear()  # a file's path may name its rank: NCCL's communicator ranks are per file
         try:
-            consume(parse(iter_lines(path, read_stats, lgate, state.context_hits), path, f), rules, state)
+            consume(parse(iter_lines(path, read_stats, lgate, seen), path, f), rules, state)
         except SizeLimitError:
             raise
         except InputError as exc:
@@ -414,6 +419,8 @@ def collect(
         if ev is not None:
             file_index.setdefault(path, len(file_index))
             consume([ev], rules, state)
+    if seen.world_size is not None and seen.world_size > (state.world_size or 0):
+        state.world_size = seen.world_size
     if state.events == 0:
         where = files[0] if len(files) == 1 else None
         if skipped:
