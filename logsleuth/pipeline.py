@@ -17,8 +17,8 @@ from .combine import combine, rule_decides
 from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
-from .factlayer import Fact, facts_of
-from .factlayer.reason import crash_library
+from .factlayer import Fact
+from .factlayer.reason import FactStream, crash_library, sibling_terminations
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
@@ -82,6 +82,7 @@ class JobState:
     hosts: set[str] = field(default_factory=set)
     progress: ProgressTracker = field(default_factory=ProgressTracker)  # per-rank last step printed
     last_time: datetime | None = None  # the job's latest timed line (raw, maybe year-less)
+    stream: FactStream = field(default_factory=FactStream)  # facts that take earlier events to know
 
 
 @dataclass
@@ -135,7 +136,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.progress.add(ev, last_time)
         if ev.host:
             state.hosts.add(ev.host)
-        facts = facts_of(ev)
+        facts = state.stream.facts(ev, state.versions)
         if facts:
             state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
         found = match_event(ev, facts)
@@ -506,6 +507,7 @@ def decide(
         stats=dict(evidence.stats),
         versions=dict(evidence.versions),
         elastic_root=evidence.elastic_root,
+        siblings=sibling_terminations(evidence.facts),
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)
