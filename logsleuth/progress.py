@@ -33,7 +33,8 @@ _METRIC = regex.compile(
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
 GATE: tuple[str, ...] = (r"(?i:step|iter)",)
-MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
+MAX_INTERVALS = 64
+_RANK_TAG = regex.compile(r"\[rank(\d+)\]")  # step intervals kept per rank (for the typical step time)
 
 
 @dataclass
@@ -102,27 +103,45 @@ class ProgressTracker:
         self.ranks: dict[int, RankProgress] = {}
 
     def add(self, ev: Event, when: datetime | None = None) -> None:
-        """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``)."""
+        """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``).
+
+        Two ranks writing to one terminal without line buffering glue their lines ("01:58:43 [rank1] step 39 loss
+        3.3477 01:58:43 [rank0] step 39 loss 3.3477" on one line): each ``[rankN]`` tag inside the line starts that
+        rank's own progress text, so neither rank looks behind."""
         if ev.rank is None:
             return
-        rp = self.ranks.get(ev.rank)
-        if rp is None:
-            rp = self.ranks[ev.rank] = RankProgress(ev.rank)
         when = when or ev.time
+        # the line's own tag, then the glued lines' tags
+        tags = list(_RANK_TAG.finditer(ev.text)) if ev.text.count("[rank") > 1 and "\n" not in ev.text else []
+        if len(tags) < 2:
+            self._record(ev.rank, ev.text, ev, when)
+            return
+        self._record(ev.rank, ev.text[: tags[1].start()], ev, when)
+        for i, m in enumerate(tags[1:], 1):
+            rank = plausible.rank(m[1])
+            if rank is not None:
+                end = tags[i + 1].start() if i + 1 < len(tags) else len(ev.text)
+                self._record(rank, ev.text[m.start() : end], ev, when, timed=False)
+
+    def _record(self, rank: int, text: str, ev: Event, when: datetime | None, timed: bool = True) -> None:
+        rp = self.ranks.get(rank)
+        if rp is None:
+            rp = self.ranks[rank] = RankProgress(rank)
         if when is not None:
             rp.last_time = when
         if ev.level not in ("info", "debug", "warning"):
             return
-        c = progress_counter(ev.text)
+        c = progress_counter(text)
         if c is None:
             return
-        if ev.time is not None and rp.time is not None:
-            gap = (ev.time - rp.time).total_seconds()
+        t = ev.time if timed else None
+        if t is not None and rp.time is not None:
+            gap = (t - rp.time).total_seconds()
             if gap >= 0:
                 rp.intervals.append(gap)
                 del rp.intervals[:-MAX_INTERVALS]
         rp.counter, rp.path, rp.line, rp.text, rp.lines = c, ev.path, ev.line, ev.text, rp.lines + 1
-        rp.time = ev.time or rp.time
+        rp.time = t or rp.time
 
 
 @dataclass(frozen=True)

@@ -105,3 +105,27 @@ def test_no_space_creating_a_semaphore_is_shared_memory() -> None:
     full, not a disk (NVIDIA/Megatron-LM#878)."""
     log = LOGS / "gh-NVIDIA-Megatron-LM-878" / "pretrain.log"
     assert analyze([str(log)], model=False).root_cause == "shm_exhausted"
+
+
+def test_deepspeed_launcher_sent_sigterm_is_ended_from_outside() -> None:
+    """A real run here under ``timeout -s TERM``: DeepSpeed's launcher (launch.py ``sigkill_handler``) kills its
+    subprocesses and says "Main process received SIGTERM, exiting"; training progressed to the end: not a hang."""
+    log = LOGS / "run-wavec-deepspeed-timeout-term" / "job.log"
+    assert analyze([str(log)], model=False).root_cause == "job_preempted"
+
+
+def test_clock_and_rank_tag_lines_give_per_rank_progress_even_when_glued() -> None:
+    """``HH:MM:SS [rankN] step S loss L`` lines (python logging with a clock-only datefmt) name their rank; two ranks'
+    lines glued on one terminal line count for both ranks. A real Lightning run here: rank 1 stops printing at
+    step 44 (stuck reading), rank 0 reaches step 45 and waits: silent_hang naming rank 1. A healthy DeepSpeed run
+    whose last lines are glued has no rank behind."""
+    from logsleuth.progress import silent_first
+
+    stuck = LOGS / "run-wavec-lightning-rank-stops-printing" / "job.log"
+    ev = collect([str(stuck)], load_rules())
+    assert {r: p.counter[1] for r, p in ev.progress.items()} == {0: 45, 1: 44}
+    d = analyze([str(stuck)], model=False)
+    assert d.root_cause == "silent_hang" and d.culprit.get("ranks") == [1]
+    healthy = collect([str(DS_SKIP)], load_rules())
+    assert {p.counter[1] for p in healthy.progress.values()} == {39}
+    assert silent_first(dict(healthy.progress)) is None

@@ -18,6 +18,10 @@ _TIME = regex.compile(
 )
 # torch >= 2.2 prefixes every line of a rank's output with [rankN]: (c10d logging and tee'd stdio)
 _RANK = regex.compile(r"\[rank(?P<rank>\d+)\](?::\s?|\s(?=\S))")
+# a bare wall clock in front of a rank tag: python logging with ``datefmt="%H:%M:%S"`` and a ``[rank%d]`` field, e.g.
+# "01:47:48 [rank1] step 42 loss 0.0172". The clock has no date, so it is dropped (the event takes its file's last
+# dated time); only taken when a rank tag follows, so a number at the start of a message is never read as a clock.
+_CLOCK_RANK = regex.compile(r"\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[rank\d+\])")
 # torchrun --tee/--redirects prefix "[{role_name}{local_rank}]:" e.g. "[default3]:"
 _ROLE = regex.compile(r"\[(?P<role>[a-z][a-z_]*?)(?P<local_rank>\d+)\]:\s?")
 # a launcher wrapper's "[<pid>] " in front of a rank prefix, e.g. "[80746] [rank0]:[E321 02:07:08...] ..."
@@ -96,6 +100,10 @@ def strip(text: str) -> tuple[Prefix, str]:
             m = _TIME.match(body)
             if m:
                 pre.time = timestamps.full(m["date"], m["clock"])
+                body = body[m.end() :]
+                continue
+            m = _CLOCK_RANK.match(body)
+            if m and pre.rank is None:
                 body = body[m.end() :]
                 continue
         break
