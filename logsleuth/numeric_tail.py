@@ -33,7 +33,7 @@ from .types import Event
 _LOSS = regex.compile(
     r"(?i)\bloss\b[\"']?\s*[:=]?\s*(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
 )
-_BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "overflow_skip"})
+_BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "overflow_skip", "overflow_run"})
 
 
 @dataclass

@@ -129,3 +129,43 @@ def test_clock_and_rank_tag_lines_give_per_rank_progress_even_when_glued() -> No
     healthy = collect([str(DS_SKIP)], load_rules())
     assert {p.counter[1] for p in healthy.progress.values()} == {39}
     assert silent_first(dict(healthy.progress)) is None
+
+
+def test_gdb_stopping_on_a_crash_signal_is_a_native_crash() -> None:
+    """gdb's "received signal SIGABRT, Aborted." is the process crashing (pytorch/pytorch#125990: CPython's
+    Py_FatalError aborts); gdb stopping on SIGINT (Ctrl-C) is not a crash."""
+    (f,) = [f for f in facts('Thread 1 "pt_main_thread" received signal SIGABRT, Aborted.') if isinstance(f, ProcessExit)]
+    assert (f.reporter, f.signal) == ("gdb", "SIGABRT")
+    assert not [f for f in facts("Program received signal SIGINT, Interrupt.") if isinstance(f, ProcessExit)]
+    log = LOGS / "gh-pytorch-pytorch-125990" / "debug_python.log"
+    assert analyze([str(log)], model=False).root_cause == "native_crash"
+
+
+def test_ray_train_worker_group_startup_timeout_is_a_scheduling_stall() -> None:
+    """Ray Train v2 words the placement group it cannot schedule as WorkerGroupStartupTimeoutError (a real run
+    here: 3 workers x 1 CPU on a 2-CPU cluster); v1 said "Placement group creation timed out"."""
+    log = LOGS / "run-wavec-raytrain-placement-unschedulable" / "job.log"
+    assert analyze([str(log)], model=False).root_cause == "ray_scheduling_stall"
+
+
+def test_consecutive_overflow_skips_driving_the_scale_low_are_divergence() -> None:
+    """Five overflow skips in a row halve DeepSpeed's scale from 64 to 2 at step ~380 (ymcui/Chinese-LLaMA-Alpaca#534,
+    the run later exits at the minimum scale): repeated overflow skips. Start-up calibration from 2**32 also skips
+    steps in a row but stays far above the floor, and a scale raised between overflows starts a new run."""
+    from logsleuth.factlayer.reason import FactStream
+
+    log = LOGS / "gh-ymcui-Chinese-LLaMA-Alpaca-534" / "run_sft.log"
+    assert analyze([str(log)], model=False).root_cause == "training_divergence"
+
+    def runs(scales: list[float]) -> list[float]:
+        stream, out = FactStream(), []
+        for i, (a, b) in enumerate(zip(scales, scales[1:])):
+            text = (f"[2024-03-01 10:00:0{i},000] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                    f"Skipping step. Attempted loss scale: {a:g}, reducing to {b:g}")
+            for ev in parse_text(text):
+                out += [f.scale for f in stream.facts(ev, {}) if f.kind == "numeric" and f.what == "overflow_run"]
+        return out
+
+    assert runs([64, 32, 16, 8, 4]) == [4]
+    assert runs([2.0**32, 2.0**31, 2.0**30, 2.0**29, 2.0**28]) == []
+    assert runs([64, 32, 16, 64, 32, 16]) == []

@@ -87,6 +87,9 @@ _FAULTHANDLER = regex.compile(
     r"exception|Illegal instruction)"
 )
 _UCX_SIGNAL = regex.compile(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
+# gdb stopping a debugged process on a signal (gdb ``infrun.c`` ``print_signal_received_reason``): "Program received
+# signal SIGSEGV, Segmentation fault." / 'Thread 1 "pt_main_thread" received signal SIGABRT, Aborted.'
+_GDB_SIGNAL = regex.compile(r"(?:^|\n)(?:Program|Thread \d+(?: \"[^\"\n]*\")?) received signal (?P<name>SIG[A-Z]+)")
 _GLOG_SIGNAL = regex.compile(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
 # abseil's failure signal handler (``absl/debugging/failure_signal_handler.cc``, linked into Ray's ``_raylet.so``,
 # which installs it in every worker): "*** SIGSEGV received at time=1795565435 on cpu 0 ***", or "*** Signal 7
@@ -393,6 +396,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "faulthandler", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
     if "Caught signal" in text and (m := _UCX_SIGNAL.search(text)):
         _exit(ev, out, None, "ucx", signal=_signal(m["num"]), detail=m["word"].strip())
+    if "received signal SIG" in text and (m := _GDB_SIGNAL.search(text)) and m["name"] in tables.CRASH_SIGNALS:
+        _exit(ev, out, None, "gdb", signal=m["name"])
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
     elif "received at time=" in text and (m := _ABSL_SIGNAL.search(text)):

@@ -69,7 +69,7 @@ class ProcessExit(Fact):
         reporter: an observer of the death (``torchrun`` | ``deepspeed`` | ``mpirun`` | ``pdsh`` | ``slurm`` |
             ``ray`` | ``shell`` | ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``subprocess``) or the
             process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
-            ``dataloader_worker``: torch's DataLoader worker handler).
+            ``dataloader_worker``: torch's DataLoader worker handler) or a debugger (``gdb``).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
         node: the host the reporter names, or "".
@@ -223,7 +223,8 @@ class NumericHealth(Fact):
     """The training's numbers went bad.
 
     Attributes:
-        what: ``nan_loss`` | ``inf_loss`` | ``nan_grad`` | ``overflow_skip`` | ``min_loss_scale``.
+        what: ``nan_loss`` | ``inf_loss`` | ``nan_grad`` | ``overflow_skip`` | ``min_loss_scale`` | ``overflow_run``
+            (the latest of consecutive overflow skips that drove the scale low: ``reason.OverflowRun``).
         scale: the loss scale after an overflow (``reducing to N``), or None.
     """
 

@@ -20,7 +20,7 @@ from packaging.version import InvalidVersion, Version
 from ..types import Event
 from . import tables
 from .extract import CAUSE_SPLIT, facts_of
-from .kinds import ExceptionFact, Fact, NativeFrame, ProcessExit, SchedulerVerdict, SignalFact
+from .kinds import ExceptionFact, Fact, NativeFrame, NumericHealth, ProcessExit, SchedulerVerdict, SignalFact
 
 # the frames that catch, report or throw rather than crash: libc/libpthread (signal trampolines, abort), the C++
 # runtime, the dynamic loader, CPython's own runtime, c10's exception helpers (``c10::Error``, ``torchCheckFail``)
@@ -111,16 +111,50 @@ def known_bad_pair(message: str, versions: dict[str, str]) -> str:
     return ""
 
 
+# A dynamic loss scaler halves its scale on every overflow and skips the step; a run of consecutive overflows that
+# drives the scale down to within four halvings of DeepSpeed's default ``min_loss_scale`` (1,
+# https://www.deepspeed.ai/docs/config-json/#fp16-training-options) is "repeated overflow skips" (taxonomy
+# ``training_divergence``): the gradients overflow whatever the scale, and the run is heading for "Current loss scale
+# already at minimum". Start-up calibration from 2**16..2**32 also skips several steps in a row but stops far above.
+OVERFLOW_RUN = 4
+OVERFLOW_RUN_SCALE = 16.0
+
+
+@dataclass
+class OverflowRun:
+    """Consecutive overflow skips per file: each one's new scale below the previous one's (a scale raised between
+    two overflows, after clean steps, starts a new run)."""
+
+    last: dict[str, tuple[float, int]] = field(default_factory=dict)  # path -> (last scale, run length)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts``, plus a ``NumericHealth(what="overflow_run")`` when ``ev``'s overflow extends a long run."""
+        out = list(facts)
+        for f in facts:
+            if not isinstance(f, NumericHealth) or f.what != "overflow_skip" or f.scale is None:
+                continue
+            prev = self.last.get(ev.path)
+            n = prev[1] + 1 if prev is not None and f.scale < prev[0] else 1
+            self.last[ev.path] = (f.scale, n)
+            if n >= OVERFLOW_RUN and f.scale <= OVERFLOW_RUN_SCALE:
+                out.append(NumericHealth(event=ev, what="overflow_run", scale=f.scale))
+        return out
+
+
 @dataclass
 class FactStream:
     """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
-    exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``)."""
+    exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
+    consecutive overflow skips, ``OverflowRun``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
+    overflows: OverflowRun = field(default_factory=OverflowRun)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.chain.link(ev, facts_of(ev))
+        if facts:
+            facts = self.overflows.see(ev, facts)
         if not versions or not facts:
             return facts
         out: list[Fact] = []

@@ -110,6 +110,10 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"is not included in a placement group", "placement"),
     (r"Cannot provide a placement group of", "placement"),
     (r"Ray does not allocate any \w+s on the driver node", "placement"),
+    # Ray Train v2's controller when the worker group's placement group is not scheduled in time
+    # (``ray/train/v2/_internal/exceptions.py`` ``WorkerGroupStartupTimeoutError``, ``RAY_TRAIN_WORKER_GROUP_START_
+    # TIMEOUT_S``; v1 said "Placement group creation timed out"): the cluster cannot fit num_workers x resources
+    (r"The worker group startup timed out after \S+ seconds waiting for \d+ workers", "placement"),
     # vLLM's start-up check that the KV cache fits in GPU memory (``vllm/v1/core/kv_cache_utils.py``
     # ``check_enough_kv_cache_memory``; ``vllm/worker/worker.py`` ``raise_if_cache_size_invalid``; ``vllm/utils``
     # ``MemorySnapshot`` "Free memory on device ... is less than desired GPU memory utilization"): GPU memory
