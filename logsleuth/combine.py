@@ -29,6 +29,9 @@ NO_FAILURE_OVERRIDE = 0.8
 # a cause that is not itself collateral (in cross-validation this won logs and lost none).
 SYMPTOM_OVERRIDE = 0.8
 MAX_MODEL_EVIDENCE = 5
+# A model cause that a job-level fact in ``Diagnosis.stats`` rules out: every rank's last printed loss is finite after
+# any NaN/Inf (``numeric_tail``), so the run did not diverge whatever its lines look like.
+CONTRADICTED_BY = {"training_divergence": "numbers_recovered"}
 
 
 def rule_decides(d: Diagnosis) -> bool:
@@ -119,6 +122,9 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
         )
     if final or vote is None:
         return dataclasses.replace(d, stats=stats) if explain else d
+    if vote.label in CONTRADICTED_BY and d.stats.get(CONTRADICTED_BY[vote.label]):
+        # the facts rule the model's cause out (``numeric_tail``: the loss ended finite): the rules' answer stands
+        return dataclasses.replace(d, stats=stats)
 
     if d.verdict == "no_failure":
         if vote.label in ROOT_CAUSES and vote.probability >= max(NO_FAILURE_OVERRIDE, vote.threshold):

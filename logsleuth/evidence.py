@@ -55,14 +55,13 @@ class JobEvidence:
         clock: ``id(event)`` of each kept event -> its time (or its file's last time before it), year-normalised.
         file_index: path -> its position among the job's inputs.
         stats: ``bytes``, ``lines``, ``events``, ``error_events``, ``truncated_lines``, ``skipped_lines``, ``paths``,
-            ``skipped``, ``seconds`` (time spent collecting).
+            ``skipped``, ``seconds`` (time spent collecting), ``numbers_recovered`` (every rank's last printed loss is
+            finite after any NaN/Inf/overflow, no loss scale at its minimum: ``numeric_tail.NumericTail.recovered``).
         progress: global rank -> ``progress.RankProgress`` (last step printed, when), year-normalised.
         end_time: the job's latest timed line, year-normalised (how long progress had stopped before the log ends).
         flight: the analysis of the job's Flight Recorder dumps (``flight.FlightAnalysis``), None without dumps.
         year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
             file's mtime year; None (stdin with year-less clocks only) when neither is known.
-        numbers_recovered: every rank's last printed loss is finite, after any NaN/Inf/overflow the job showed, and no
-            loss scale reached its minimum (``numeric_tail.NumericTail.recovered``): not ``training_divergence``.
     """
 
     matches: tuple[Match, ...] = ()
@@ -84,7 +83,6 @@ class JobEvidence:
     end_time: datetime | None = None
     flight: Any = None
     year: int | None = None
-    numbers_recovered: bool = False
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

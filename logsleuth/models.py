@@ -192,6 +192,11 @@ class Stats(Model):
     rules_over_budget: list[RuleOverBudget] = Field(
         default_factory=list, description="patterns that spent their per-job regex time budget and were switched off"
     )
+    numbers_recovered: bool = Field(
+        default=False,
+        description="every rank's last printed loss is finite after any NaN/Inf/overflow and no loss scale reached "
+        "its minimum: the facts rule out training_divergence",
+    )
 
 
 class DiagnosisDoc(Model):

@@ -446,6 +446,7 @@ def collect(
         "paths": list(file_index),
         "skipped": skipped,
         "rules_over_budget": rules.over_budget(),
+        "numbers_recovered": state.numbers.recovered(),
         "seconds": round(time.perf_counter() - t0, 4),
     }
     ranks = {
@@ -478,7 +479,6 @@ def collect(
         end_time=_normalise(state.last_time, year),
         flight=flight,
         year=year,
-        numbers_recovered=state.numbers.recovered(),
     )
 
 
@@ -505,7 +505,7 @@ def decide(
         The ``Diagnosis``; ``stats`` is a copy of ``evidence.stats``; ``ranks`` summarises rank activity.
     """
     matches = rules.finalize(list(evidence.matches), set(evidence.context_hits), dict(evidence.last_lines))
-    if evidence.numbers_recovered:  # a skipped overflow step the loss recovered from is the scaler working
+    if evidence.stats.get("numbers_recovered"):  # a skipped overflow step the loss recovered from: the scaler working
         matches = [m for m in matches if m.root_cause != "training_divergence"]
     order = _order(evidence, [m.event for m in matches])
     diag = diagnose(
@@ -525,9 +525,6 @@ def decide(
         if clf is not None:
             notable, tail, first = evidence.notable, evidence.tail, diag
             diag = combine(first, lambda: clf.vote(notable, tail, first, explain=explain), rules, explain=explain)
-            if evidence.numbers_recovered and diag.method == "model" and diag.root_cause == "training_divergence":
-                # the model's guess contradicts the facts: every rank's last loss is finite (``numeric_tail``)
-                diag = dataclasses.replace(first, stats=diag.stats, hypotheses=first.hypotheses)
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)

@@ -27,21 +27,21 @@ def test_fp16_overflow_step_the_loss_recovers_from_is_not_divergence(tmp_path: P
     """A real DeepSpeed fp16 run here: step 12's loss is inf, the dynamic loss scaler halves the scale and skips the
     step, the loss is finite again from step 13 on: the scaler working, not a diverged run (with or without the
     model). Cut right after the inf lines, the same log has not recovered: divergence."""
-    assert collect([str(DS_SKIP)], load_rules()).numbers_recovered
+    assert collect([str(DS_SKIP)], load_rules()).stats["numbers_recovered"]
     assert analyze([str(DS_SKIP)], model=False).root_cause == "no_failure"
     assert analyze([str(DS_SKIP)]).root_cause == "no_failure"
     cut = tmp_path / "job.log"
     lines = DS_SKIP.read_text().splitlines(keepends=True)
     last_inf = max(i for i, ln in enumerate(lines) if ln.rstrip().endswith("loss inf"))
     cut.write_text("".join(lines[: last_inf + 1]))
-    assert not collect([str(cut)], load_rules()).numbers_recovered
+    assert not collect([str(cut)], load_rules()).stats["numbers_recovered"]
     assert analyze([str(cut)], model=False).root_cause == "training_divergence"
 
 
 def test_megatron_iterations_with_finite_loss_are_not_divergence() -> None:
     """Megatron's iteration line prints ``loss scale: 1.0`` in bf16/fp32 runs and ``number of nan iterations: 0``:
     a finite ``lm loss`` on the last line is a healthy run, whatever the model guesses (epfLLM/Megatron-LLM#11)."""
-    assert collect([str(MEGATRON_HEALTHY)], load_rules()).numbers_recovered
+    assert collect([str(MEGATRON_HEALTHY)], load_rules()).stats["numbers_recovered"]
     assert analyze([str(MEGATRON_HEALTHY)]).root_cause == "no_failure"
 
 
@@ -50,12 +50,12 @@ def test_a_loss_that_stays_nan_or_a_scale_at_its_floor_is_not_recovered(tmp_path
     # HF Trainer lines (no step counter: not loss lines) and a Megatron line whose loss is nan
     log.write_text(" iteration      184/  250000 | lm loss: 2.408367E+00 | loss scale: 1.0 |\n"
                    " iteration      185/  250000 | lm loss: nan | loss scale: 1.0 |\n")
-    assert not collect([str(log)], load_rules()).numbers_recovered
+    assert not collect([str(log)], load_rules()).stats["numbers_recovered"]
     log.write_text("[2024-03-01 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 "
                    "Skipping step. Attempted loss scale: 2, reducing to 1\n"
                    "step 40 loss 2.31\n"
                    "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.\n")
-    assert not collect([str(log)], load_rules()).numbers_recovered
+    assert not collect([str(log)], load_rules()).stats["numbers_recovered"]
     assert analyze([str(log)], model=False).root_cause == "training_divergence"
 
 
