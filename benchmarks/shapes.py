@@ -73,13 +73,21 @@ def _files(entry: str) -> list[Path]:
 
 
 def _rule_matcher():  # noqa: ANN202
-    """A function telling whether any rule regex matches a line (such a line is no healthy noise)."""
+    """A function telling whether a rule concerns a line (such a line is no healthy noise): one of its regexes
+    matches it, or a rule fires on the line parsed alone (rules on typed facts, e.g. Slurm's oom-kill verdict)."""
     import regex
 
     from logsleuth import load_rules
+    from logsleuth.factlayer import facts_of
+    from logsleuth.parse import parse_text
 
-    pats = [regex.compile(p) for r in load_rules().rules for p in (*r.spec.match.any, *r.spec.match.all)]
-    return lambda line: any(p.search(line) for p in pats)
+    rules = load_rules()
+    pats = [regex.compile(p) for r in rules.rules for p in (*r.spec.match.any, *r.spec.match.all)]
+
+    def matches(line: str) -> bool:
+        return any(p.search(line) for p in pats) or any(rules.match_event(ev, facts_of(ev)) for ev in parse_text(line))
+
+    return matches
 
 
 def healthy_lines() -> list[str]:

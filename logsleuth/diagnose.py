@@ -14,6 +14,8 @@ Policy (design.md "Diagnosis"):
   Open MPI's ``Signal: ... (11)``; a launcher's ``-11``) wins over an exit report that names none (Ray's
   ``SYSTEM_ERROR``: the worker vanished), wherever each is printed: the process's own report is the cause, the
   observer's the symptom (``_signal_known``).
+- A cause matched on a sibling termination (``siblings``: a worker the launcher itself stopped after the first
+  failure, ``factlayer.reason.sibling_terminations``) is a symptom: the first exit in time is the cause.
 - With only symptoms, the earliest symptom's root cause is reported at reduced confidence (the first failure
   is not in the log). Below ``ABSTAIN_BELOW`` the verdict is ``unknown``; with no match and no error event
   it is ``no_failure``.
@@ -127,6 +129,7 @@ def diagnose(
     stats: dict[str, Any] | None = None,
     versions: dict[str, str] | None = None,
     elastic_root: Event | None = None,
+    siblings: frozenset[int] = frozenset(),
 ) -> Diagnosis:
     """Decide the verdict and root cause.
 
@@ -138,12 +141,15 @@ def diagnose(
         stats: counters to attach (``bytes``, ``lines``, ``events``, ``seconds``).
         versions: software versions found in the log.
         elastic_root: the elastic summary's "Root Cause (first observed failure)" entry, if any.
+        siblings: ``id()`` of events that report a worker the launcher stopped (their cause matches become symptoms).
 
     Returns:
         The ``Diagnosis``; hypotheses are ranked best first.
     """
     stats = dict(stats or {})
     versions = dict(versions or {})
+    if siblings:
+        matches = [dataclasses.replace(m, role="symptom") if id(m.event) in siblings else m for m in matches]
     kept = sorted(resolve_events(matches), key=lambda m: order(m.event))
     causes = [m for m in kept if m.role == "cause"]
     # a fallback cause (rule ``fallback: true``: what an unexplained fact usually means) yields to any specific cause

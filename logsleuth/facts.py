@@ -3,7 +3,8 @@
 Sources: NCCL's init banner ``NCCL INFO NCCL version 2.18.3+cuda12.1`` (``src/init.cc``), torch's ``DistBackendError``
 text (``NCCL version 2.19.3``), ``python -m torch.utils.collect_env`` (``PyTorch version: 2.1.0``, ``CUDA used to build
 PyTorch``, ``Nvidia driver version``), ``nvidia-smi`` (``Driver Version: 535.104.05   CUDA Version: 12.2``), vLLM's
-engine banner (``Initializing an LLM engine (v0.6.3)``), DeepSpeed's ``DeepSpeed info: version=0.12.3``, and pip pins.
+engine banner (``Initializing an LLM engine (v0.6.3)``), DeepSpeed's ``DeepSpeed info: version=0.12.3``, ``accelerate env``
+(``- `Accelerate` version: 0.18.0``), and pip pins.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
     ("deepspeed", regex.compile(rf"DeepSpeed info: version={_V}|\bdeepspeed=={_V}|DeepSpeed version:? {_V}")),
     ("ray", regex.compile(rf"\bray=={_V}|Ray version:? {_V}")),
     ("transformers", regex.compile(rf"\btransformers=={_V}|transformers version:? {_V}")),
+    # pins, and ``accelerate env``'s "- `Accelerate` version: 0.18.0"
+    ("accelerate", regex.compile(rf"\baccelerate=={_V}|`?(?i:accelerate)`? version:? {_V}")),
 )
 _GATE = regex.compile(r"(?i:version|==)")
 # world size as the launcher/NCCL/c10d print it: "17/33 clients joined", NCCL "rank 3 nranks 8", elastic "in a world
@@ -40,6 +43,7 @@ _WORLD = regex.compile(
     r"|\b(?i:world_size)\s*[=:]\s*(?P<n>\d+)|\bworld size:? (?P<n>\d+)"
 )
 _WORLD_GATE = regex.compile(r"(?i:world|nranks|clients joined|options: size)")
+WORLD_SIZE = _WORLD  # the reader's gate reads world sizes in whole blocks with it (``rules.linegate``)
 # what a line must contain for ``find_versions``/``find_world_size`` to find anything (RE2 syntax, for read.LineGate)
 GATE: tuple[str, ...] = (r"(?i:version)", r"==", r"(?i:world)", r"nranks", r"clients joined", r"options: size")
 

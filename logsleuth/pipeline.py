@@ -17,8 +17,8 @@ from .combine import combine, rule_decides
 from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
-from .factlayer import Fact, facts_of
-from .factlayer.reason import crash_library
+from .factlayer import Fact
+from .factlayer.reason import FactStream, crash_library, sibling_terminations
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
@@ -30,6 +30,7 @@ from .plausible import ranges
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
+from .rules.linegate import GateView
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 
@@ -81,6 +82,7 @@ class JobState:
     hosts: set[str] = field(default_factory=set)
     progress: ProgressTracker = field(default_factory=ProgressTracker)  # per-rank last step printed
     last_time: datetime | None = None  # the job's latest timed line (raw, maybe year-less)
+    stream: FactStream = field(default_factory=FactStream)  # facts that take earlier events to know
 
 
 @dataclass
@@ -114,9 +116,11 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         text = ev.text
         context_hits(text, hits)
         find_versions(text, state.versions)
-        ws = find_world_size(text)
-        if ws is not None and ws > (state.world_size or 0):
-            state.world_size = ws
+        # line by line, as the reader's gate reads world sizes on lines it does not keep (``linegate.GateView``)
+        for ln in text.split("\n") if "\n" in text else (text,):
+            ws = find_world_size(ln)
+            if ws is not None and ws > (state.world_size or 0):
+                state.world_size = ws
         rank = ev.rank
         if rank is not None:
             act = state.ranks.get(rank)
@@ -132,7 +136,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.progress.add(ev, last_time)
         if ev.host:
             state.hosts.add(ev.host)
-        facts = facts_of(ev)
+        facts = state.stream.facts(ev, state.versions)
         if facts:
             state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
         found = match_event(ev, facts)
@@ -387,13 +391,15 @@ def collect(
     state = JobState()
     rules.begin_job()
     lgate = line_gate(rules) if gate else None
+    seen = GateView(state.context_hits, state.versions)
     file_index: dict[str, int] = {}
     skipped: list[dict[str, Any]] = []
     for path in files:
         file_index.setdefault(path, len(file_index))
         f = facts[path]
+        seen.comm_ranks.clear()  # a file's path may name its rank: NCCL's communicator ranks are per file
         try:
-            consume(parse(iter_lines(path, read_stats, lgate, state.context_hits), path, f), rules, state)
+            consume(parse(iter_lines(path, read_stats, lgate, seen), path, f), rules, state)
         except SizeLimitError:
             raise
         except InputError as exc:
@@ -414,6 +420,8 @@ def collect(
         if ev is not None:
             file_index.setdefault(path, len(file_index))
             consume([ev], rules, state)
+    if seen.world_size is not None and seen.world_size > (state.world_size or 0):
+        state.world_size = seen.world_size
     if state.events == 0:
         where = files[0] if len(files) == 1 else None
         if skipped:
@@ -499,6 +507,7 @@ def decide(
         stats=dict(evidence.stats),
         versions=dict(evidence.versions),
         elastic_root=evidence.elastic_root,
+        siblings=sibling_terminations(evidence.facts),
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)

@@ -313,9 +313,12 @@ class LineGate:
     factors of every rule and context pattern, plus the words that make a line a warning or an error) matches in
     it; its ``before`` preceding and ``after`` following lines are kept with it, and ``block_after`` lines after a
     line holding one of ``block_literals`` (the start of a multi-line record such as a traceback). The last
-    ``tail`` lines of every file are always kept, and so is any line holding an escape (``\\x1b``) or NUL byte (their cleaning could
-    join a literal). A line that only ``check_patterns`` hit is kept when ``confirm(raw line)`` says so (a native
-    check of the real regexes behind those literals). Everything else is counted and skipped without being decoded.
+    ``tail`` lines of every file are always kept. A line holding an escape (``\\x1b``) or NUL byte is judged twice:
+    as it is, and as ``clean_line`` leaves it (removing them could join a literal). A line that only
+    ``check_patterns`` hit is kept when ``confirm(raw line)`` says so (a native check of the real regexes behind those
+    literals); with ``check_block``, one native scan of the whole block names the lines to keep instead, and
+    ``check_patterns`` are searched only in the lines it calls foreign. Every block also goes to ``tap`` (facts read
+    on the fly from lines that then need no parsing). Everything else is counted and skipped without being decoded.
 
     RE2 (``pip install google-re2``) searches ~0.2-1 GB/s for hundreds of alternatives; ``regex`` and ``re`` manage
     ~1 MB/s on the same alternation, so without RE2 ``compile`` returns None and callers read every line.
@@ -326,6 +329,10 @@ class LineGate:
         before, after, block_after, tail: context sizes, in lines.
         check_patterns: RE2-syntax regexes whose hits are kept only when ``confirm`` accepts the line.
         confirm: ``(raw line bytes, seen) -> bool``; ``seen`` is what the caller passed to ``iter_lines``.
+        check_block: ``(block bytes, seen) -> (ends, foreign)``: offsets (exclusive ends) of matches that keep the line
+            they end in, and offsets inside lines the native scan cannot judge (non-ASCII: ``check_patterns`` decide).
+        tap: ``(block bytes, seen) -> offsets``: reads what it wants from a block of whole lines; the lines holding
+            the offsets it returns are kept.
     """
 
     def __init__(
@@ -339,12 +346,16 @@ class LineGate:
         tail: int = 400,
         check_patterns: Iterable[str] = (),
         confirm: Callable[[bytes, Any], bool] | None = None,
+        check_block: Callable[[bytes, Any], tuple[list[int], list[int]]] | None = None,
+        tap: Callable[[bytes, Any], list[int]] | None = None,
     ) -> None:
         self.patterns = tuple(patterns)
         self.block_literals = tuple(block_literals)
         self.before, self.after, self.block_after, self.tail = before, after, block_after, tail
-        self.check_patterns = tuple(check_patterns) if confirm is not None else ()
+        self.check_patterns = tuple(check_patterns) if confirm is not None or check_block is not None else ()
         self.confirm = confirm
+        self.check_block = check_block
+        self.tap = tap
         self._compiled: tuple[Any, tuple[bytes, ...], Any] | None = None
 
     @staticmethod
@@ -367,9 +378,7 @@ class LineGate:
             opts = re2.Options()
             opts.max_mem = 64 << 20
             blocks = tuple(lit.encode() for lit in self.block_literals)
-            joined = "|".join(
-                f"(?:{p})" for p in (*self.patterns, *(re2.escape(b).decode() for b in blocks), r"\x1b", r"\x00")
-            )
+            joined = "|".join(f"(?:{p})" for p in (*self.patterns, *(re2.escape(b).decode() for b in blocks)))
             check = None
             if self.check_patterns:
                 check = re2.compile("|".join(f"(?:{p})" for p in self.check_patterns).encode(), opts)
@@ -411,9 +420,7 @@ def _iter_gated(
     Decisions lag ``gate.tail`` lines behind the read position, so that the file's last lines can be kept and a
     match can still keep the lines before it.
     """
-    search, block_literals, check = compiled
-    confirm = gate.confirm
-    before, after, block_after, lag = gate.before, gate.after, gate.block_after, max(gate.tail, gate.before)
+    before, lag = gate.before, max(gate.tail, gate.before)
     held: list[bytes] = []  # undecided lines, the first being line number held_first
     held_first = 1
     keep: set[int] = set()
@@ -463,17 +470,16 @@ def _iter_gated(
             lines[0] = lines[0][:MAX_LINE_BYTES]
             stats.truncated_lines += 1
         base = held_first + len(held)
-        for h, line_start, line_end in _hit_lines(search, region, base):
-            is_block = False
-            for lit in block_literals:
-                if region.find(lit, line_start, line_end) >= 0:
-                    is_block = True
-                    break
-            keep.update(range(max(1, h - before), h + (block_after if is_block else after) + 1))
-        if check is not None:
-            for h, line_start, line_end in _hit_lines(check, region, base):
-                if h not in keep and confirm(region[line_start:line_end], seen):  # type: ignore[misc]  # check is set only with confirm
-                    keep.update(range(max(1, h - before), h + after + 1))
+        for i, extent in _marks(region, gate, compiled, seen):
+            h = base + i
+            keep.update(range(max(1, h - before), h + extent + 1))
+        escaped = _escaped_lines(region)
+        if escaped:
+            # the parser sees these lines without their escapes and NULs (``clean_line``): judge that text
+            cleaned = b"\n".join(clean_line(region[a:b]).encode() for _i, a, b in escaped)
+            for i, extent in _marks(cleaned, gate, compiled, seen):
+                h = base + escaped[i][0]
+                keep.update(range(max(1, h - before), h + extent + 1))
         held.extend(lines)
         stats.lines += len(lines)
         where[0] = held_first + len(held) - 1
@@ -504,6 +510,67 @@ def _hit_lines(search: Any, region: bytes, base: int) -> Iterator[tuple[int, int
         yield base + idx, line_start, line_end
         pos = line_end + 1  # the next line: one hit per line is enough
         idx += 1
+
+
+def _marks(buf: bytes, gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any) -> Iterator[tuple[int, int]]:
+    """``(line index, lines kept after it)`` of each line of ``buf`` (lines joined by ``\\n``) that ``gate`` keeps
+    (several times for some)."""
+    search, block_literals, check = compiled
+    after = gate.after
+    for i, line_start, line_end in _hit_lines(search, buf, 0):
+        is_block = False
+        for lit in block_literals:
+            if buf.find(lit, line_start, line_end) >= 0:
+                is_block = True
+                break
+        yield i, gate.block_after if is_block else after
+    if gate.tap is not None:
+        for i, _s, _e in _lines_at(buf, gate.tap(buf, seen), 0):
+            yield i, after
+    if gate.check_block is not None:
+        ends, foreign = gate.check_block(buf, seen)
+        for i, _s, _e in _lines_at(buf, ends, 0):
+            yield i, after
+        if foreign and check is not None:  # the literals decide there: one search over those lines joined
+            spans = list(_lines_at(buf, foreign, 0))
+            joined = b"\n".join(buf[a:b] for _i, a, b in spans)
+            for j, _s, _e in _hit_lines(check, joined, 0):
+                yield spans[j][0], after
+    elif check is not None:
+        confirm = gate.confirm
+        for i, line_start, line_end in _hit_lines(check, buf, 0):
+            if confirm(buf[line_start:line_end], seen):  # type: ignore[misc]
+                yield i, after
+
+
+def _escaped_lines(region: bytes) -> list[tuple[int, int, int]]:
+    """``(line index, start, end)`` of the lines of ``region`` holding an escape (``\\x1b``) or NUL byte."""
+    at: list[int] = []
+    for byte in (b"\x1b", b"\x00"):
+        pos = region.find(byte)
+        while pos >= 0:
+            at.append(pos + 1)
+            nl = region.find(b"\n", pos)
+            pos = region.find(byte, nl) if nl >= 0 else -1
+    return list(_lines_at(region, at, 0)) if at else []
+
+
+def _lines_at(region: bytes, ends: list[int], base: int) -> Iterator[tuple[int, int, int]]:
+    """``(line number, start, end)`` of each line of ``region`` (first line number ``base``) holding the byte just
+    before one of the offsets ``ends`` (exclusive match ends, any order), once per line."""
+    pos, idx, line_end = 0, 0, -1
+    size = len(region)
+    for e in sorted(ends):
+        at = max(0, e - 1)
+        if at <= line_end:
+            continue  # same line as the previous hit
+        idx += region.count(b"\n", pos, at)
+        line_start = region.rfind(b"\n", 0, at) + 1
+        line_end = region.find(b"\n", at)
+        if line_end < 0:
+            line_end = size
+        yield base + idx, line_start, line_end
+        pos = line_start
 
 
 def _decide(

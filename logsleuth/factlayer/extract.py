@@ -71,7 +71,11 @@ _SHELL = regex.compile(
 )
 _MP_SIGNAL = regex.compile(r"(?:process \d+ terminated with signal|died with <Signals\.)(?: ?)(?P<name>SIG[A-Z]+)")
 _DATALOADER = regex.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
-_K8S_EXIT = regex.compile(r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)")
+# pod status (``Exit Code: 137``, ``"exitCode": 137``) and kubectl exec's "command terminated with exit code 137"
+# (jupyter/docker-stacks#736)
+_K8S_EXIT = regex.compile(
+    r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)|command terminated with exit code (?P<code>\d+)"
+)
 _FAULTHANDLER = regex.compile(
     r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
     r"exception|Illegal instruction)"
@@ -96,7 +100,11 @@ _EXC_AFTER_PREFIX = regex.compile(
     r"(?::\s?(?P<msg>.*))?$"
 )
 _ERRNO = regex.compile(r"\[Errno (?P<n>\d+)\]")
-_CAUSE_SPLIT = (
+# Ray re-raises a task's exception as ``RayTaskError(<its type>)`` (``ray/exceptions.py``, ``as_instanceof_cause``)
+_WRAPPED = regex.compile(r"\((?P<inner>[\w.]+)\)$")
+# CPython's separators between chained tracebacks (``Lib/traceback.py``: ``_cause_message`` for ``raise ... from``,
+# ``_context_message`` for an exception raised while handling another)
+CAUSE_SPLIT = (
     "The above exception was the direct cause of the following exception",
     "During handling of the above exception, another exception occurred",
 )
@@ -122,20 +130,38 @@ _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 _AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?P<name>SIG[A-Z]+) death signal")
 _CLOSING_SIGNAL = regex.compile(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
 _DS_KILL = regex.compile(r"Killing subprocess (?P<pid>\d+)")
-_SLURM_CANCEL = regex.compile(
-    r"\*\*\* (?:JOB|STEP) [\w.]+ ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
+# torchrun's agent escalating after ``Sending process N closing signal SIGTERM`` went unheeded for its timeout
+# (``torch/distributed/elastic/multiprocessing/api.py``, ``_close``): "Unable to shutdown process 31370 via 15,
+# forcefully exiting via 9" (older torch: "via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL")
+_ESCALATE = regex.compile(
+    r"Unable to shutdown process (?P<pid>\d+) via \S+?, forcefully exiting via (?:Signals\.)?(?P<sig>SIG[A-Z]+|\d+)"
 )
+_SLURM_CANCEL = regex.compile(
+    r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
+)
+# srun ending the step itself once a task failed (``--kill-on-bad-exit``, or a task killed by the cgroup): "srun:
+# Terminating job step 3495450.0" (older Slurm), "srun: Terminating StepId=440575.0"; slurmstepd then prints a plain
+# "*** STEP 3495450.0 ON node CANCELLED AT ... ***" for it (hafs-community/HAFS#101, chrisknewman/tusas#149)
+_SRUN_TERMINATE = regex.compile(r"srun: Terminating (?:job step |StepId=)(?P<step>\d+(?:\.\w+)?)")
+# srun's report of a task the cgroup OOM handler killed: "srun: error: nid001277: tasks 1-3: Out Of Memory"
+_SRUN_OOM = regex.compile(r"srun: error: [\w.-]+: tasks? [\d,\-\[\]]+: Out Of Memory")
 _SLURM_OOM = regex.compile(r"Detected \d+ oom[-_]kill event")
 _NODE_FAIL = regex.compile(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
 _K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
 # --- numeric health --------------------------------------------------------------------------------------------
+# Also the checks that stop a run on it: Megatron's ``check_for_nan_in_loss_and_grad`` ("found NaN in local forward
+# loss calculation", ``megatron/training`` loss functions and ``rerun_state_machine``) and Lightning's
+# ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``)
 _NAN_LOSS = regex.compile(
     r"(?i:\bloss\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became) "
-    r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)"
+    r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
+    r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
 )
+# Megatron's grad-norm check, Lightning's ``detect_nan_parameters`` (``utilities/finite_checks.py``: "Detected nan
+# and/or inf values in `layer.weight`"), autograd's anomaly mode ("returned nan values in its 0th output")
 _NAN_GRAD = regex.compile(
-    r"found NaN in local grad norm|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
+    r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
     r"returned nan values in its \d+\w* output"
 )
 _OVERFLOW = regex.compile(
@@ -212,6 +238,8 @@ _CI_WORDS = (
     "overflow",
     "loss scale",
     "killing subprocess",
+    "forcefully exiting",
+    "srun: terminating",
     "no space left",
     "quota",
 )
@@ -364,6 +392,9 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
 
 
 def _family(typ: str, module: str, message: str, errno: int | None) -> str:
+    if typ.endswith(")") and (w := _WRAPPED.search(typ)):  # Ray's ``RayTaskError(MemoryError)``: the wrapped type's
+        typ = w["inner"]
+        module = typ.rsplit(".", 1)[0] if "." in typ else ""  # a bare ``OutOfMemoryError`` says neither torch nor Ray
     short = typ.rsplit(".", 1)[-1]
     fam = tables.EXCEPTION_FAMILIES.get(typ) or tables.EXCEPTION_FAMILIES.get(short, "")
     if short == "OutOfMemoryError":
@@ -432,7 +463,7 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
 
 def _chained_cause(text: str) -> str:
     """The exception type a chained traceback names before "The above exception was the direct cause..." ."""
-    for sep in _CAUSE_SPLIT:
+    for sep in CAUSE_SPLIT:
         if sep in text:
             head = text.split(sep, 1)[0].rstrip().rsplit("\n", 1)[-1].strip()
             m = _EXC_LINE.match(regex.sub(r"^\[[^\]]*\]:?\s*", "", head))
@@ -492,18 +523,42 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender=sender))
     if "closing signal" in text and (m := _CLOSING_SIGNAL.search(text)):
         out.append(
-            SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender="launcher")
+            SignalFact(
+                event=ev,
+                signal=m["name"],
+                signum=tables.SIGNAL_NUMBERS.get(m["name"]),
+                sender="launcher",
+                target=plausible.pid(m["pid"]),
+            )
         )
-    if "Killing subprocess" in text and _DS_KILL.search(text):
-        out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher"))
+    if "forcefully exiting" in text and (m := _ESCALATE.search(text)):
+        sig = m["sig"] if m["sig"].startswith("SIG") else _signal(m["sig"])
+        if sig:
+            target = plausible.pid(m["pid"])
+            out.append(
+                SignalFact(
+                    event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target
+                )
+            )
+    if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
+        out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))
     if "CANCELLED" in text and (m := _SLURM_CANCEL.search(text)):
         why = (m["why"] or "").strip()
-        verdict = {"TIME LIMIT": "time_limit", "PREEMPTION": "preempted", "NODE FAILURE": "node_fail"}.get(
-            why, "cancelled"
-        )
-        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=verdict))
+        # slurmstepd ``req.c`` (``_handle_signal_container``): TIME LIMIT, PREEMPTION, NODE FAILURE (", SEE SLURMCTLD
+        # LOG FOR DETAILS", read by ``_NODE_FAIL`` below), JOB REQUEUE; none: scancel or the user's signal
+        verdict = {
+            "TIME LIMIT": "time_limit",
+            "PREEMPTION": "preempted",
+            "NODE FAILURE": "node_fail",
+            "JOB REQUEUE": "requeued",
+        }.get(why, "cancelled")
+        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=verdict, step=m["id"]))
     elif _NODE_FAIL.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="node_fail"))
+    if "srun: Terminating" in text and (m := _SRUN_TERMINATE.search(text)):
+        out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", step=m["step"]))
+    if "Out Of Memory" in text and _SRUN_OOM.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "oom" in text and _SLURM_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "OOMKilled" in text and _K8S_OOM.search(text):

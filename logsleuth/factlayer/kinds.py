@@ -105,11 +105,13 @@ class ExceptionFact(Fact):
         module: its module part (``torch``), or "" for builtins.
         message: its message.
         family: cause family from ``tables.EXCEPTION_FAMILIES`` (``host_memory``, ``cuda_oom``, ``environment``,
-            ``disk_full``...), or "".
+            ``disk_full``, ``placement``...; ``MESSAGE_FAMILIES``/``MESSAGE_PATTERNS`` by message), or "".
         errno: the ``[Errno N]`` it names, or None.
         innermost: innermost frame ``file:line in func``, or "".
         user_code: True when the innermost frame is the user's code (not site-packages/stdlib).
         caused_by: the type of the exception it was raised from (chained tracebacks), or "".
+        known_bad: the known-bad version pair the log printed before this exception, when the pair is known to
+            cause it (``tables.KNOWN_BAD_VERSIONS``): "deepspeed 0.9.0 + accelerate 0.18.0 (URL ...)", or "".
     """
 
     KIND: ClassVar[str] = "exception"
@@ -121,6 +123,7 @@ class ExceptionFact(Fact):
     innermost: str = ""
     user_code: bool = False
     caused_by: str = ""
+    known_bad: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -184,13 +187,17 @@ class SignalFact(Fact):
 
     Attributes:
         signal: ``SIGTERM``...; signum: its number; sender: ``scheduler`` | ``launcher`` (stopping siblings after
-        a failure) | ``terminal`` (SIGHUP) | ``unknown``.
+        a failure) | ``terminal`` (SIGHUP) | ``unknown``; target: the pid the sender names as the one it signals
+        (torchrun's "Sending process 141 closing signal SIGTERM", DeepSpeed's "Killing subprocess 141"), or None;
+        step: the Slurm job step the sender terminates (srun's "Terminating job step 42.0"), or "".
     """
 
     KIND: ClassVar[str] = "signal"
     signal: str
     signum: int | None = None
     sender: str = "unknown"
+    target: int | None = None
+    step: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -198,15 +205,16 @@ class SchedulerVerdict(Fact):
     """What the scheduler decided about the job.
 
     Attributes:
-        scheduler: ``slurm`` | ``kubernetes``; verdict: ``time_limit`` | ``preempted`` | ``cancelled`` |
-        ``node_fail`` | ``oom_killed`` | ``evicted``; resource: what an eviction was for (``memory``,
-        ``ephemeral-storage``), or "".
+        scheduler: ``slurm`` | ``kubernetes``; verdict: ``time_limit`` | ``preempted`` | ``requeued`` |
+        ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``; resource: what an eviction was for (``memory``,
+        ``ephemeral-storage``), or ""; step: the Slurm job or step id the verdict is about ("42", "42.0"), or "".
     """
 
     KIND: ClassVar[str] = "scheduler"
     scheduler: str
     verdict: str
     resource: str = ""
+    step: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

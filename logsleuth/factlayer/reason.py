@@ -1,4 +1,6 @@
-"""Reasoning over facts that no single line states: which library a native crash happened in.
+"""Reasoning over facts that no single line states: which library a native crash happened in; which exception
+a chained traceback's outer exception was raised from; whether versions printed earlier explain an exception; which
+process exits are a launcher stopping the siblings of a failed worker.
 
 A crash's stack is printed by whoever caught the signal (glog's failure handler, c10's ``frame #N:`` list, gdb,
 glibc ``backtrace_symbols``) right after the crash line, or before a launcher's later report of the death; its
@@ -7,12 +9,18 @@ innermost frames are the signal handler and libc, so the first frame in another 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import regex
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from ..types import Event
-from .kinds import Fact, NativeFrame
+from . import tables
+from .extract import CAUSE_SPLIT, facts_of
+from .kinds import ExceptionFact, Fact, NativeFrame, ProcessExit, SchedulerVerdict, SignalFact
 
 # the frames that catch, report or throw rather than crash: libc/libpthread (signal trampolines, abort), the C++
 # runtime, the dynamic loader, CPython's own runtime, c10's exception helpers (``c10::Error``, ``torchCheckFail``)
@@ -40,3 +48,116 @@ def crash_library(facts: Sequence[Fact], crash: Event) -> NativeFrame | None:
         last = block[-1].line
         block = [f for f in block if last - f.line <= 64]
     return next((f for f in block if f.library and not _RUNTIME.match(f.library)), None)
+
+
+CHAIN_GAP_LINES = 4  # separator -> next traceback: a blank line and "Traceback (most recent call last):" between
+
+
+@dataclass
+class ExceptionChain:
+    """Links chained tracebacks, which the parser gives as separate events: an exception printed right after CPython's
+    "The above exception was the direct cause of the following exception:" / "During handling of the above
+    exception, another exception occurred:" line, by the same process (path, rank, pid), was raised from the exception
+    printed right before it. ``link`` fills its ``caused_by``, and when its own family is generic ("": a wrapper's
+    ``RuntimeError("checkpoint failed")``, vLLM's "Engine core initialization failed") it takes the cause's family:
+    the innermost cause decides. Streaming state, one per job; feed every event's facts in order.
+    """
+
+    last: ExceptionFact | None = None
+    separator: Event | None = None
+
+    def link(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts`` of ``ev``, its exception facts linked to the exception they were chained from."""
+        if len(ev.text) < 300 and any(sep in ev.text for sep in CAUSE_SPLIT):
+            self.separator = ev if self.last is not None and _same_process(self.last.event, ev) else None
+            return facts
+        if not any(isinstance(f, ExceptionFact) for f in facts):
+            return facts
+        sep, cause = self.separator, self.last
+        chained = (
+            sep is not None
+            and cause is not None
+            and _same_process(sep, ev)
+            and 0 < ev.line - sep.end_line <= CHAIN_GAP_LINES
+        )
+        out: list[Fact] = []
+        for f in facts:
+            if isinstance(f, ExceptionFact):
+                if chained and cause is not None and not f.caused_by:
+                    f = dataclasses.replace(f, caused_by=cause.type, family=f.family or cause.family)
+                self.last = f
+            out.append(f)
+        self.separator = None
+        return out
+
+
+def _same_process(a: Event, b: Event) -> bool:
+    return a.path == b.path and a.rank == b.rank and a.pid == b.pid
+
+
+def known_bad_pair(message: str, versions: dict[str, str]) -> str:
+    """The known-bad version pair (``tables.KNOWN_BAD_VERSIONS``) among ``versions`` (name -> version printed so
+    far) whose symptom ``message`` shows, as "deepspeed 0.9.0 + accelerate 0.18.0 (URL, ...)", or ""."""
+    for packages, symptom, refs in tables.KNOWN_BAD_VERSIONS:
+        if not all(name in versions for name, _ in packages) or not regex.search(symptom, message):
+            continue
+        try:
+            bad = all(Version(versions[name]) in SpecifierSet(spec) for name, spec in packages)
+        except (InvalidVersion, InvalidSpecifier):
+            continue
+        if bad:
+            pair = " + ".join(f"{name} {versions[name]}" for name, _ in packages)
+            return f"{pair} ({', '.join(refs)})"
+    return ""
+
+
+@dataclass
+class FactStream:
+    """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
+    exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``)."""
+
+    chain: ExceptionChain = field(default_factory=ExceptionChain)
+
+    def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
+        """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
+        facts = self.chain.link(ev, facts_of(ev))
+        if not versions or not facts:
+            return facts
+        out: list[Fact] = []
+        for f in facts:
+            if isinstance(f, ExceptionFact) and not f.known_bad:
+                bad = known_bad_pair(f.message, versions)
+                if bad:
+                    f = dataclasses.replace(f, known_bad=bad)
+            out.append(f)
+        return out
+
+
+# Launchers stop the remaining workers once one fails, and say which pid they signal: torchrun's agent
+# (``torch/distributed/elastic/multiprocessing/api.py`` ``_close``: "Sending process N closing signal SIGTERM", then
+# "Unable to shutdown process N via 15, forcefully exiting via 9"), DeepSpeed's launcher (``deepspeed/launcher/
+# launch.py`` ``sigkill_handler``: "Killing subprocess N"), srun ("Terminating job step N.0" after a task failed).
+# Those pids then exit by the signal they were sent (torchrun's failure summary lists them with exitcode -15/-9 beside
+# the root cause), and slurmstepd reports that step "CANCELLED" with no reason: symptoms of the first failure.
+_STOP_SIGNALS = frozenset({"SIGTERM", "SIGKILL", "SIGINT"})
+
+
+def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
+    """``id()`` of the events that report a launcher stopping a sibling: an exit by SIGTERM/SIGKILL/SIGINT of a pid the
+    launcher named as one it signals, or a reason-less Slurm cancel of a step srun said it was terminating. An exit
+    that names no pid (DeepSpeed's "exits with return code", about the failed worker) is never one."""
+    stops = [f for f in facts if isinstance(f, SignalFact) and f.sender == "launcher"]
+    targets = {f.target for f in stops if f.target is not None}
+    steps = {f.step for f in stops if f.step}
+    if not targets and not steps:
+        return frozenset()
+    return frozenset(
+        id(f.event)
+        for f in facts
+        if isinstance(f, ProcessExit)
+        and f.signal in _STOP_SIGNALS
+        and f.fields()["pid"] in targets
+        or isinstance(f, SchedulerVerdict)
+        and f.verdict == "cancelled"
+        and f.step in steps
+    )

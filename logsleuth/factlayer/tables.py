@@ -89,7 +89,33 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
 # full disk or quota when nothing else is said: numpy's ``ndarray.tofile``/``np.save`` (``PyArray_ToFile`` in
 # ``numpy/_core/src/multiarray/convert.c``: ``"%ld requested and %ld written"`` when ``fwrite`` writes fewer items,
 # raised as OSError, ValueError or IOError depending on the numpy version) never carries the errno.
-MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = ((r"^\d+ requested and \d+ written$", "disk_full"),)
+#
+# ``placement``: the cluster cannot give the job the devices/bundles it asked for, raised as a plain ValueError or
+# RuntimeError at engine/actor creation rather than as Ray's own scheduling report. Ray
+# ``python/ray/util/placement_group.py`` ``_validate_resource_shape`` ("Cannot schedule X with the placement group
+# because the resource request {...} cannot fit into any bundles for the placement group"); vLLM
+# ``vllm/executor/ray_utils.py`` ``initialize_ray_cluster``/``_verify_bundles``/``_wait_until_pg_ready`` ("The number
+# of required GPUs exceeds the total number of available GPUs in the placement group", "Placement group bundle cannot
+# have more than 1 GPU", "Current node has no GPU available", "driver node id ... is not included in a placement
+# group", "Cannot provide a placement group of ..."); vLLM's older ``ray_gpu_executor.py`` ("Ray does not allocate
+# any GPUs on the driver node", vllm-project/vllm#3190).
+MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"^\d+ requested and \d+ written$", "disk_full"),
+    (r"cannot fit into any bundles for the placement group", "placement"),
+    (r"exceeds the total number of available \w+s in the placement group", "placement"),
+    (r"Placement group bundle cannot have more than \d+ \w+", "placement"),
+    (r"Current node has no \w+ available\. current_node_resource", "placement"),
+    (r"is not included in a placement group", "placement"),
+    (r"Cannot provide a placement group of", "placement"),
+    (r"Ray does not allocate any \w+s on the driver node", "placement"),
+    # vLLM's start-up check that the KV cache fits in GPU memory (``vllm/v1/core/kv_cache_utils.py``
+    # ``check_enough_kv_cache_memory``; ``vllm/worker/worker.py`` ``raise_if_cache_size_invalid``; ``vllm/utils``
+    # ``MemorySnapshot`` "Free memory on device ... is less than desired GPU memory utilization"): GPU memory
+    (r"No available memory for the cache blocks", "cuda_oom"),
+    (r"larger than the maximum number of tokens that can be stored in KV cache", "cuda_oom"),
+    (r"KV cache is needed, which is larger than the available KV cache memory", "cuda_oom"),
+    (r"is less than desired GPU memory utilization", "cuda_oom"),
+)
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
 # tree (``src/``): the IB verbs transport was ``transport/net_ib.cc`` until 2.2x and ``transport/net_ib/*.cc``
@@ -191,3 +217,23 @@ XID: dict[int, tuple[str, bool]] = {
     120: ("GSP Error", True),
     123: ("SPI PMU RPC write failure", True),
 }
+
+
+# Known-bad version combinations: packages whose versions together make a library's own check fail although the
+# user's configuration is right. Each entry: the packages with the version ranges (PEP 440 specifiers) that are bad
+# together, a regex for the symptom (searched in an exception's message), and the threads that establish it. A job
+# whose log printed such a pair before the symptom is ``library_version_mismatch``, not the symptom's own cause.
+KNOWN_BAD_VERSIONS: tuple[tuple[tuple[tuple[str, str], ...], str, tuple[str, ...]], ...] = (
+    # DeepSpeed 0.9.0 with Accelerate 0.17/0.18: DeepSpeed's ``_batch_assertion`` fails with world_size 1
+    # ("16 != 2 * 1 * 1") for correct ZeRO-2 configs; DeepSpeed 0.8.3 or Accelerate 0.16 work (maintainer's reply in
+    # huggingface/accelerate#1324; deepspeedai/DeepSpeed#3228; OpenGVLab/InternImage#111).
+    (
+        (("deepspeed", ">=0.9.0,<0.9.1"), ("accelerate", ">=0.17.0,<0.19.0")),
+        r"train_batch_size\s+is\s+not\s+equal\s+to\s+micro_batch_per_gpu",
+        (
+            "https://github.com/huggingface/accelerate/issues/1324",
+            "https://github.com/deepspeedai/DeepSpeed/issues/3228",
+            "https://github.com/OpenGVLab/InternImage/issues/111",
+        ),
+    ),
+)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..factlayer import facts_of
+from ..factlayer.reason import FactStream
+from ..facts import find_versions
 from ..parse import parse_text
 from ..types import Match
 from .engine import RuleSet
@@ -27,10 +28,13 @@ def fires(rules: RuleSet, rule_id: str, text: str) -> bool:
     hits: set[int] = set()
     matches: list[Match] = []
     last = 0
+    stream = FactStream()  # as the pipeline streams a job: facts that take earlier lines to know
+    versions: dict[str, str] = {}
     for ev in parse_text(text, path="<example>"):
         rules.context_hits(ev.text, hits)
+        find_versions(ev.text, versions)
         last = max(last, ev.end_line)
-        matches.extend(m for m in rules.match_event(ev, facts_of(ev)) if m.rule_id == rule.id)
+        matches.extend(m for m in rules.match_event(ev, stream.facts(ev, versions)) if m.rule_id == rule.id)
     return bool(rules.finalize(matches, hits, {"<example>": last}))
 
 

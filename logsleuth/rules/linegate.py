@@ -1,17 +1,18 @@
 """The reader's line gate for a rule set: which raw lines can concern a rule, a context pattern, a fact or a parser.
 
-Two RE2 searches per block of bytes (``read.LineGate``):
+Per block of bytes (``read.LineGate``):
 
-- *keep*: the parser's level/record words (``parse.gate``), the fact layer's words (``factlayer.GATE``), multi-line
-  record starts, and the literal factors of the
-  patterns a one-line check cannot judge (those that can match a newline: ``\\s``, ``[^...]``, ``\\n``, ``(?s)``...)
-  and of the world-size facts; a line they hit is parsed.
-- *check*: the literal factors of every other rule, context and version pattern. A line they hit is parsed only
-  when the patterns themselves, with their anchors and word boundaries relaxed (the event text is a substring of
-  the raw line), may match in it: decided natively by one Hyperscan database (``native``), or always when the line
-  is not ASCII (where Hyperscan's ``\\w``/case rules differ from Python's) or Hyperscan is missing. A context
-  pattern only asks whether it occurs anywhere in the job: once the job has seen it (``seen``, the job's context
-  hits so far), its lines need no parsing for it.
+- *keep* (one RE2 search): the parser's level/record words (``parse.gate``), the fact layer's words
+  (``factlayer.GATE``), multi-line record starts, and the literal factors of the patterns a one-line check cannot judge
+  (those that can match a newline: ``\\s``, ``[^...]``, ``\\n``, ``(?s)``...); a line they hit is parsed.
+- *check* (one Hyperscan scan of the whole block, ``native``): every other rule, context and version pattern, with
+  its anchors and word boundaries relaxed (the event text is a substring of the raw line); a line where one may match
+  is parsed. A context pattern only asks whether it occurs anywhere in the job, and a version's first print wins:
+  once the job has seen it (``GateView``), its lines need no parsing for it. Non-ASCII lines (where Hyperscan's
+  ``\\w``/case rules differ from Python's) are parsed when the patterns' literal factors occur in them; without
+  Hyperscan the literals decide for every line.
+- *tap* (one RE2 search): lines stating a world size (``facts.find_world_size``) are read on the spot, whether parsed
+  or not (the largest wins: no line needs parsing for it).
 
 ``tests/test_gate.py`` checks over the whole corpus that gated and full analyses agree.
 """
@@ -19,14 +20,16 @@ Two RE2 searches per block of bytes (``read.LineGate``):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from .. import plausible
 from ..factlayer import GATE as FACT_LAYER_GATE
 from ..facts import GATE as FACTS_GATE
 from ..facts import PATTERNS as VERSION_PATTERNS
+from ..facts import WORLD_SIZE, find_world_size
 from ..parse import gate as parse_gate
-from ..read import LineGate
+from ..read import LineGate, clean_line
 from . import native
 from .prefilter import required_literals_many
 
@@ -101,14 +104,16 @@ def build(rules: RuleSet) -> LineGate | None:
     patterns += [p.pattern for p in rules.context_patterns]
     n_ctx = len(patterns) - ctx_base
     versions = [_NAMED.sub("(", p.pattern) for _name, p in VERSION_PATTERNS]
-    keep: list[str] = [*parse_gate.PATTERNS, *(g for g in FACTS_GATE if g not in _VERSION_WORDS), *FACT_LAYER_GATE]
+    keep: list[str] = [*parse_gate.PATTERNS, *FACT_LAYER_GATE]
+    n_rule_ctx = len(patterns)  # the version patterns come after the rule and context patterns
     if all(f is not None for f in required_literals_many(versions)):
         patterns += versions
     else:  # ``regex``-only syntax (a repeated group name): their words decide
         keep += _VERSION_WORDS
     check: list[str] = []
     checked: list[str] = []
-    context_of: list[int | None] = []  # per checked pattern: its index in rules.context_patterns, or None
+    # per checked pattern: its index in rules.context_patterns, a version's name, or None (a rule pattern)
+    context_of: list[int | str | None] = []
     use_native = native.available()
     # ``regex`` allows a group name twice; ``re``'s parser (which derives the factors) does not
     factors = required_literals_many([_NAMED.sub("(", p) for p in patterns])
@@ -119,13 +124,16 @@ def build(rules: RuleSet) -> LineGate | None:
         if use_native and not _CROSSES_LINES.search(p) and p.isascii():
             check.append(lit)
             checked.append(relax(p))
-            context_of.append(i - ctx_base if 0 <= i - ctx_base < n_ctx else None)
+            if i >= n_rule_ctx:  # a version pattern: once the job has that version, its lines need no parsing
+                context_of.append(VERSION_PATTERNS[i - n_rule_ctx][0])
+            else:
+                context_of.append(i - ctx_base if 0 <= i - ctx_base < n_ctx else None)
         else:
             keep.append(lit)
-    confirm: Callable[[bytes, Collection[int]], bool] | None = None
+    check_block: Callable[[bytes, Any], tuple[list[int], list[int]]] | None = None
     if checked:
-        confirm, undecided = _confirmer(checked, context_of)
-        if confirm is None:  # hyperscan failed to build: the literals decide, as before
+        check_block, undecided = _block_checker(checked, context_of)
+        if check_block is None:  # hyperscan failed to build: the literals decide, as before
             keep += check
             check = []
         else:  # patterns hyperscan cannot take: their literals decide
@@ -139,41 +147,148 @@ def build(rules: RuleSet) -> LineGate | None:
         block_after=GATE_BLOCK_LINES,
         tail=GATE_TAIL_LINES,
         check_patterns=check,
-        confirm=confirm,
+        check_block=check_block,
+        tap=_tap_world_size,
     )
 
 
-def _confirmer(
+class GateView:
+    """What the gate reads of the job so far, and where it writes facts read on the fly: pass it as ``seen`` to
+    ``read.iter_lines``.
+
+    ``key in view``: a context pattern's index the job has already seen (``context_hits``), or a version's name it
+    already knows (``versions``: the first one printed wins, so later version lines change nothing). World-size
+    lines (``facts.find_world_size``, the largest wins) are read by the gate itself, parsed or not: ``world_size``.
+    Of NCCL's ``comm 0x.. rank R nranks N`` lines (one per rank and communicator) only the first per host and rank
+    (``comm_ranks``, at most ``MAX_COMM_RANKS``) is parsed: the rank and host then count as seen.
+    """
+
+    __slots__ = ("context_hits", "versions", "world_size", "comm_ranks")
+
+    def __init__(self, context_hits: Collection[int], versions: Mapping[str, str]) -> None:
+        self.context_hits = context_hits
+        self.versions = versions
+        self.world_size: int | None = None
+        self.comm_ranks: set[bytes] = set()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.versions if isinstance(key, str) else key in self.context_hits
+
+
+# ``facts.WORLD_SIZE`` for RE2 over a block of lines (groups unnamed, ``\s`` as Python's ASCII one but never a
+# newline), then ``facts.GATE``'s world-size words, so that every line ``find_world_size`` may read is visited
+_WORLD_BLOCK = (
+    "(?:"
+    + _NAMED.sub("(", WORLD_SIZE.pattern).replace(r"\s", r"[ \t\f\v\r\x1c-\x1f]")
+    + ")|"
+    + "|".join(g for g in FACTS_GATE if g not in _VERSION_WORDS)
+).encode()
+# a line ``clean_line`` leaves as it is and where RE2 and Python agree (ASCII; no CR redraw, escape or NUL)
+_PLAIN = re.compile(rb"[^\x80-\xff\r\x1b\x00]*\Z")
+
+
+MAX_COMM_RANKS = 1 << 16
+_NRANKS_GROUP = 2  # ``\bnranks (\d+)``'s group in ``_WORLD_BLOCK``
+
+
+def _tap_world_size(block: bytes, seen: Any) -> list[int]:
+    """Note in ``seen`` (a ``GateView``) the largest world size the lines of ``block`` state, each line read as
+    ``facts.find_world_size`` reads it (its first statement; lines that are not plain ASCII by that very function).
+    Returns the offsets of the lines to parse all the same: an NCCL ``rank R nranks N`` line whose host and rank
+    ``seen`` has not met, and a line stating ``nranks`` that is not plain ASCII; when ``seen`` is no ``GateView``,
+    every line that may state a world size (they are parsed, as before)."""
+    found = _world_re().finditer(block)
+    if not isinstance(seen, GateView):
+        return [m.end() for m in found]
+    best = seen.world_size or 0
+    comm_ranks = seen.comm_ranks
+    keep: list[int] = []
+    line_start, line_end, done, plain = 0, -1, False, True
+    for m in found:
+        start = m.start()
+        if start > line_end:  # a new line
+            line_start = block.rfind(b"\n", 0, start) + 1
+            line_end = block.find(b"\n", start)
+            if line_end < 0:
+                line_end = len(block)
+            plain = _PLAIN.match(block, line_start, line_end) is not None
+            done = False
+        if done:
+            continue
+        if plain:
+            g = m.lastindex  # each statement has one group; a bare world-size word, none
+            if not g:
+                continue  # no statement (yet) on this line
+            n = plausible.world_size(m.group(g).decode())
+            if g == _NRANKS_GROUP:
+                # "host:pid:tid [dev] NCCL INFO comm 0x.. rank R nranks N": key = host and the digits before nranks
+                at = m.start()
+                r = block.rfind(b" rank ", line_start, at)
+                key = block[line_start : block.find(b":", line_start, at) + 1] + block[r + 6 : at] if r >= 0 else b""
+                if key and key not in comm_ranks and len(comm_ranks) < MAX_COMM_RANKS:
+                    comm_ranks.add(key)
+                    keep.append(at + 1)
+        else:
+            line = block[line_start:line_end]
+            n = find_world_size(clean_line(line))
+            if b"nranks" in line:
+                keep.append(line_start + 1)
+        done = True
+        if n is not None and n > best:
+            best = n
+    if best:
+        seen.world_size = best
+    return keep
+
+
+_WORLD_RE: list[Any] = []
+
+
+def _world_re() -> Any:
+    if not _WORLD_RE:
+        import re2
+
+        _WORLD_RE.append(re2.compile(_WORLD_BLOCK))
+    return _WORLD_RE[0]
+
+
+# one match per non-ASCII line, ending at its newline (Hyperscan reports each end offset once)
+_NON_ASCII_LINE = r"[\x80-\xff][^\n]*(?:\n|$)"
+
+
+def _block_checker(
     patterns: Sequence[str],
-    context_of: Sequence[int | None],
-) -> tuple[Callable[[bytes, Collection[int]], bool] | None, frozenset[int]]:
-    """``(confirm, undecided)``: ``confirm(line, seen)`` tells whether a raw line must be parsed: one of
-    ``patterns`` may match in it that is a rule/fact pattern, or a context pattern whose index is not in ``seen``
-    (the job's context hits so far: a context pattern only asks "seen anywhere?"); non-ASCII lines: always.
-    ``undecided``: the indexes of the patterns it cannot judge (all, and ``confirm`` None: hyperscan failed)."""
+    context_of: Sequence[int | str | None],
+) -> tuple[Callable[[bytes, Any], tuple[list[int], list[int]]] | None, frozenset[int]]:
+    """``(check_block, undecided)``: ``check_block(block, seen)`` scans a block of raw lines once (Hyperscan, every
+    match end reported) and returns ``(ends, foreign)``: the ends of matches of a rule pattern, or of a context/version
+    pattern not in ``seen`` (a context pattern only asks "seen anywhere?", a version's first print wins), and one
+    offset in each non-ASCII line (Hyperscan's ``\\w`` and case rules are ASCII: the literals decide there). A
+    pattern here never matches a newline (``_CROSSES_LINES``), so each match lies in the line it ends in.
+    ``undecided``: the indexes of the patterns it cannot judge (all, and ``check_block`` None: hyperscan failed)."""
     try:
-        db, always = native.compile_database(patterns)
+        db, always = native.compile_database([*patterns, _NON_ASCII_LINE], multi=True)
     except Exception:  # noqa: BLE001 - a broken hyperscan install: no native check
         return None, frozenset(range(len(patterns)))
-    if db is None:
+    foreign_id = len(patterns)
+    if db is None or foreign_id in always:
         return None, frozenset(range(len(patterns)))
-
-    import hyperscan
-
-    stopped = hyperscan.ScanTerminated
     ctx = list(context_of)
 
-    def on_match(pid: int, _start: int, _end: int, _flags: int, seen: Collection[int]) -> bool:
-        c = ctx[pid]
-        return c is None or c not in seen  # True stops the scan (hyperscan raises ScanTerminated): keep the line
+    def check_block(block: bytes, seen: Any) -> tuple[list[int], list[int]]:
+        ends: list[int] = []
+        foreign: list[int] = []
+        note, note_foreign = ends.append, foreign.append
+        live = [c is None or c not in seen for c in ctx]  # per pattern: may its lines still matter?
+        live.append(False)
 
-    def confirm(line: bytes, seen: Collection[int]) -> bool:
-        if not line.isascii():
-            return True
-        try:
-            db.scan(line, match_event_handler=on_match, context=seen)
-        except stopped:
-            return True
-        return False
+        def on_match(pid: int, _start: int, end: int, _flags: int, _ctx: Any) -> None:
+            if live[pid]:
+                note(end)
+            elif pid == foreign_id:
+                note_foreign(end)
 
-    return confirm, always
+        db.scan(block, match_event_handler=on_match)
+        return ends, foreign
+
+    return check_block, always

@@ -196,6 +196,52 @@ SCENARIOS = [
              "foreground process group (launcher and ranks) at step ~40; torch elastic inside accelerate logs "
              "'Received 1 death signal, shutting down workers', sends SIGHUP to the ranks and raises "
              "'SignalException: Process N got signal: 1'", signal_after=(r"\[rank1\] step 40 ", signal.SIGHUP, "group", 30)),
+    # =========================== second round ===========================================================
+    Scenario("mpspawn-cgroup-oom", "host_oom_killed", "pytorch",
+             "MASTER_PORT=29772 {py} spawn.py --nprocs 3 --steps 40 --fault leak --fault-rank 2 --fault-step 3",
+             r"SIGKILL",
+             "torch.multiprocessing.spawn, 3 processes (gloo, CPU), no launcher, inside a memory cgroup limited to "
+             "1.5 GB: rank 2 keeps 96 MiB of activations per step from step 3 until the kernel OOM killer SIGKILLs it; "
+             "the parent raises ProcessExitedException 'process 2 terminated with signal SIGKILL'",
+             memory=1_500_000_000),
+    Scenario("raytrain-cgroup-oom", "host_oom_killed", "ray",
+             "{py} ray_train.py --workers 2 --steps 60 --fault leak --fault-rank 1 --fault-step 3",
+             r"memory|OOM|SIGKILL|died",
+             "Ray Train TorchTrainer, 2 CPU workers, the whole local Ray cluster inside a memory cgroup limited to "
+             "2.5 GB: worker rank 1 keeps 96 MiB per step from step 3 until the kernel OOM killer SIGKILLs it (dmesg: "
+             "'Memory cgroup out of memory: Killed process N (ray::RayTrainWo)'; Ray gives workers oom_score_adj "
+             "1000); Ray reports 'Worker unexpectedly exits with a connection error code 2 ... (1) the process was "
+             "killed by the OOM killer ... (3) ... SIGSEGV', rank 0 loses its peer, the driver raises WorkerGroupError", memory=2_500_000_000, timeout=300),
+    Scenario("raytrain-worker-segv", "native_crash", "ray",
+             "{py} ray_train.py --workers 2 --steps 20 --fault segv --fault-rank 0 --fault-step 7",
+             r"SIGSEGV|[Ss]egmentation|died|WorkerGroupError",
+             "Ray Train TorchTrainer, 2 CPU workers (gloo): worker rank 0 reads address 0 through ctypes.string_at "
+             "at step 7; Ray's handler prints '*** SIGSEGV received' and 'Fatal Python error: Segmentation fault' with the "
+             "stack, the raylet reports the worker's death, rank 1 sees 'Connection reset by peer' and the driver "
+             "raises WorkerGroupError",
+             timeout=300),
+    Scenario("raytrain-checkpoint-disk-full", "disk_full", "ray",
+             "{py} ray_train.py --workers 2 --steps 30 --ckpt-every 3 --pad 60000 --storage $PWD/ckpt; df -h ckpt",
+             r"No space left|Errno 28",
+             "Ray Train TorchTrainer, 2 CPU workers reporting a checkpoint (model, optimizer and 240 KB of extra "
+             "state) every 3 steps; RunConfig(storage_path) is ./ckpt, a 1 MiB tmpfs: persisting a checkpoint to "
+             "storage fails in pyarrow's file writer: 'OSError: [Errno 28] Error writing bytes to file. Detail: [errno 28] "
+             "No space left on device' on both workers", tmpfs="1m", timeout=300),
+    Scenario("deepspeed-fp16-scale-floor", "training_divergence", "deepspeed",
+             "{bin}/deepspeed --num_gpus 2 --master_port 29773 ds_train.py --ds-config ds_fp16.json --steps 50 "
+             "--inf-from 12",
+             r"Reducing dynamic loss scale from 2\.0 to 1",
+             "DeepSpeed engine fp16 (CPU accelerator, gloo), 2 processes: from step 12 every loss is inf (the run has "
+             "diverged); the dynamic loss scaler halves the scale on each overflow until min_loss_scale 1 and every "
+             "later step is skipped; the loop prints 'loss inf' to step 49 and the launcher reports success"),
+    Scenario("deepspeed-rank-stuck-ctrl-c", "silent_hang", "deepspeed",
+             "{bin}/deepspeed --num_gpus 2 --master_port 29774 ds_train.py --ds-config ds_fp16.json --steps 400 "
+             "--hang-rank 1 --hang-step 60",
+             r"step 59",
+             "DeepSpeed engine (CPU, gloo), 2 processes, 30 min process-group timeout: at step 60 rank 1 blocks "
+             "reading a FIFO nobody writes (stuck I/O) and stops printing; rank 0 waits in the next gradient "
+             "all_reduce; 60 s after the start the user presses Ctrl-C (SIGINT to the process group) and the "
+             "launcher kills its subprocesses", signal_after=(60.0, signal.SIGINT, "group", 20)),
     # --- healthy runs ----------------------------------------------------------------------------------------
     Scenario("deepspeed-fp16-overflow-skips", "no_failure", "deepspeed",
              "{bin}/deepspeed --num_gpus 2 ds_train.py --ds-config ds_fp16.json --steps 40 --inf-step 12",
@@ -251,7 +297,7 @@ def run(s: Scenario) -> bool:
         subprocess.run(["umount", str(job / "ckpt")], stderr=subprocess.DEVNULL)
         shutil.rmtree(job)
     job.mkdir(parents=True)
-    for src in ("workload.py", "train_pl.py", "train_acc.py", "ray_train.py", "ds_train.py"):
+    for src in ("workload.py", "train_pl.py", "train_acc.py", "ray_train.py", "ds_train.py", "spawn.py"):
         shutil.copy(HERE / src, job / ("train.py" if src == "workload.py" else src))
     for name, text in DS_CONFIGS.items():
         (job / name).write_text(text)

@@ -3,20 +3,25 @@ a tiny MLP with hand-written gradient all_reduce and reporting its loss.
 
 ``--fault``: ``raise`` (worker ``--fault-rank`` hits a KeyError on a record at ``--fault-step``), ``mismatch`` (that
 worker all_reduces a flattened gradient while its peers reduce per-parameter tensors, with
-TORCH_DISTRIBUTED_DEBUG=DETAIL set by the generator), ``--cpus-per-worker`` more than the cluster has makes the
-worker group's placement group unschedulable.
+TORCH_DISTRIBUTED_DEBUG=DETAIL set by the generator), ``leak`` (that worker keeps 96 MiB per step: the host memory
+limit bites), ``segv`` (that worker reads address 0 through ctypes); ``--cpus-per-worker`` more than the cluster has
+makes the worker group's placement group unschedulable; ``--ckpt-every`` reports a checkpoint (the model's
+state_dict in a temporary directory) that Ray Train copies to ``--storage``.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import datetime
+import os
+import tempfile
 import time
 
 import ray
 import torch
 import torch.distributed as dist
 from ray import train
-from ray.train import RunConfig, ScalingConfig
+from ray.train import Checkpoint, RunConfig, ScalingConfig
 from ray.train.torch import TorchTrainer
 
 
@@ -28,7 +33,13 @@ def loop(cfg: dict) -> None:
     records = [{"x": torch.randn(8, 16)} for _ in range(cfg["steps"])]
     if rank == cfg["fault_rank"] and cfg["fault"] == "raise":
         records[cfg["fault_step"]] = {"features": torch.randn(8, 16)}  # a record written by an older exporter
+    kept = []
     for step, rec in enumerate(records):
+        mine = rank == cfg["fault_rank"] and step >= cfg["fault_step"]
+        if mine and cfg["fault"] == "leak":
+            kept.append(torch.ones(96 * 2**20 // 4))  # 96 MiB of cached activations per step, never released
+        if mine and cfg["fault"] == "segv":
+            ctypes.string_at(0)
         x = rec["x"]
         loss = torch.nn.functional.mse_loss(model(x), x[:, :1])
         opt.zero_grad()
@@ -41,7 +52,13 @@ def loop(cfg: dict) -> None:
                 dist.all_reduce(p.grad)
         opt.step()
         print(f"{datetime.datetime.now():%H:%M:%S} worker rank {rank}/{world} step {step} loss {loss.item():.4f}", flush=True)
-        train.report({"step": step, "loss": loss.item()})
+        if cfg["ckpt_every"] and (step + 1) % cfg["ckpt_every"] == 0:
+            with tempfile.TemporaryDirectory() as d:
+                torch.save({"model": model.state_dict(), "optim": opt.state_dict(), "pad": torch.zeros(cfg["pad"])},
+                           os.path.join(d, "state.pt"))
+                train.report({"step": step, "loss": loss.item()}, checkpoint=Checkpoint.from_directory(d))
+        else:
+            train.report({"step": step, "loss": loss.item()})
         time.sleep(0.05)
 
 
@@ -54,10 +71,13 @@ def main() -> None:
     p.add_argument("--fault-rank", type=int, default=1)
     p.add_argument("--fault-step", type=int, default=8)
     p.add_argument("--storage", default="/tmp/wavec-ray-results")
+    p.add_argument("--ckpt-every", type=int, default=0)
+    p.add_argument("--pad", type=int, default=0, help="extra float32 elements saved with each checkpoint")
     a = p.parse_args()
     ray.init(num_cpus=2, include_dashboard=False)
     trainer = TorchTrainer(
-        loop, train_loop_config={"steps": a.steps, "fault": a.fault, "fault_rank": a.fault_rank, "fault_step": a.fault_step},
+        loop, train_loop_config={"steps": a.steps, "fault": a.fault, "fault_rank": a.fault_rank, "fault_step": a.fault_step,
+                           "ckpt_every": a.ckpt_every, "pad": a.pad},
         scaling_config=ScalingConfig(num_workers=a.workers, use_gpu=False, resources_per_worker={"CPU": a.cpus_per_worker}),
         run_config=RunConfig(name="wavec", storage_path=a.storage))
     result = trainer.fit()
