@@ -24,7 +24,7 @@ import regex
 from ..errors import RuleError
 from ..factlayer import Fact, fact_matches
 from ..types import Event, Match
-from .loader import RuleFile, load_file, rule_paths
+from .loader import ANY_SOURCE, RuleFile, load_file, rule_paths
 from .native import NativeMatcher
 from .native import available as native_available
 from .prefilter import LiteralPrefilter
@@ -165,7 +165,7 @@ class RuleSet:
                     boosts=[ctx(p) for p in s.context.boosts],
                     lowers=[ctx(p) for p in s.context.lowers],
                     absent=[ctx(p) for p in s.context.absent],
-                    sources=frozenset(s.sources) if s.sources else None,
+                    sources=frozenset(s.sources) if s.sources and ANY_SOURCE not in s.sources else None,
                     facts=tuple(s.match.facts),
                 )
             )

@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RuleError
 
+# ``sources: [any]``: the rule may match events of every parser source, stated explicitly (a rule without
+# ``sources`` means the same, so user rules written before it keep working)
+ANY_SOURCE = "any"
+
 if TYPE_CHECKING:
     import yaml
 

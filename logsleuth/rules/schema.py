@@ -52,7 +52,9 @@ class RuleSpec(_Strict):
     title: str = Field(min_length=1)
     severity: Literal["info", "low", "medium", "high", "critical"]
     priority: int = Field(default=50, ge=0, le=100)
-    sources: list[SourceName] | None = None
+    # the parser sources (``Event.source``) whose events the rule may match; ``[any]`` (``loader.ANY_SOURCE``) or
+    # absent: every source
+    sources: list[SourceName | Literal["any"]] | None = None
     match: MatchSpec
     context: ContextSpec = ContextSpec()
     explains: list[str] = Field(default_factory=list)

@@ -15,7 +15,7 @@ import regex
 from jinja2 import TemplateSyntaxError, nodes
 
 from ..taxonomy import ROOT_CAUSES
-from .loader import RuleFile
+from .loader import ANY_SOURCE, RuleFile
 from .render import ENV, PARAM_NAMES, required_text
 
 Problem = tuple[str, str]
@@ -263,6 +263,34 @@ def nested_quantifier(pattern: str) -> bool:
         return False
 
     return walk(list(tree.data))
+
+
+class AnySourceAlone(Validator):
+    """``sources: [any, nccl]`` is ambiguous (``any`` already admits every source): ``any`` stands alone."""
+
+    def check(self, rf: RuleFile) -> list[Problem]:
+        sources = rf.spec.sources or []
+        if ANY_SOURCE in sources and len(sources) > 1:
+            return [(rf.where("sources"), f"sources: {ANY_SOURCE!r} already means every source; list it alone")]
+        return []
+
+
+class SourcesStated(Validator):
+    """Every built-in rule says which parser sources it is about (``sources: [any]`` when it is about none in
+    particular); a rule without ``sources`` still runs on every source, so for user rules this is a warning only."""
+
+    warning = True
+
+    def check(self, rf: RuleFile) -> list[Problem]:
+        if rf.spec.sources:
+            return []
+        return [
+            (
+                rf.where("sources"),
+                f"no sources: the rule runs on events of every source; state it (sources: [{ANY_SOURCE}], or the "
+                "parser sources whose lines it is about, e.g. [nccl])",
+            )
+        ]
 
 
 class NestedQuantifiers(Validator):
