@@ -22,6 +22,7 @@ interpreter; torch and ray from the system site-packages).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -32,6 +33,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -254,9 +257,9 @@ SCENARIOS = [
              r"Received SIGTERM",
              "a job script runs a Lightning Trainer (DDP, 2 CPU processes) under 'timeout -s TERM 40' (a wall-time "
              "limit): after 40 s the launching process (rank 0) gets SIGTERM; Lightning's signal connector prints "
-             "'[rank: 0] Received SIGTERM: 15' and '[rank: 1] Received SIGTERM: 15' (forwarded to rank 1); the ranks "
-             "then stop printing but do not exit, and 200 s later the job is SIGKILLed (as a scheduler does after its "
-             "kill wait), so the script's exit-status line never comes"),
+             "'[rank: 0] Received SIGTERM: 15' and '[rank: 1] Received SIGTERM: 15' (forwarded to rank 1), the ranks "
+             "stop and the script reports exit status 124 (in an earlier run of this scenario the ranks hung after "
+             "the SIGTERM instead, until the generator SIGKILLed the job)"),
     Scenario("accelerate-timeout-term", "job_preempted", "accelerate",
              "timeout -s TERM 30 {acc2} --main_process_port 29775 train_acc.py --steps 100000 --workers 0 --sleep 0.1; "
              "echo \"job exited with $?\"",
@@ -375,8 +378,13 @@ def run(s: Scenario) -> bool:
                 (os.killpg if target == "group" else os.kill)(p.pid, sig)
         elif fired and s.signal_after[3] and time.time() - fired >= s.signal_after[3]:
             break
-    if p.poll() is None:  # still running: SIGKILL the whole job (as `kill -9` or a scheduler would; leaves no trace)
+    if p.poll() is None:  # still running: SIGKILL the whole job (as `kill -9` or a scheduler would; leaves no trace),
+        # descendants included: `timeout` moves itself and its child into a process group of their own
+        procs = psutil.Process(p.pid).children(recursive=True)
         os.killpg(p.pid, signal.SIGKILL)
+        for c in procs:
+            with contextlib.suppress(psutil.Error):
+                c.kill()
     p.wait()
     reader.join(5)
     if s.tmpfs:
