@@ -33,7 +33,9 @@ UNIQUE_BYTES = 8 * MB  # distinct randomised material per shape; written in rand
 # a failing log's healthy part ends at its first line holding one of these
 _TROUBLE = re.compile(r"Traceback|Error|Exception|FAILED|Failure|[Tt]imeout|timed out|WARN|ERROR|CRITICAL|FATAL"
                       r"|Killed|Aborted|(?:^|[\]\s:])\[?[WEF]\d{4} |[Ss]ignal|exitcode"
-                      r"|\b(?i:nan|inf)\b")  # a NaN/Inf loss is a failure (training_divergence), not noise
+                      r"|\b(?i:nan|inf)\b"  # a NaN/Inf loss is a failure (training_divergence), not noise
+                      # a C++ abort, Ray's C++ W/E/F levels, a dead actor, a traceback frame printed without header
+                      r"|terminate called|[WEF] \d+ \d+\]|\bdied\b|File \"[^\"]+\", line \d+")
 # numbers are randomised; times and glog/NCCL headers keep their shape so that they still parse
 _NUMBERS = re.compile(r"(\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?|\d\d:\d\d:\d\d(?:[.,]\d+)?"
                       r"|\b[IWEF]\d{4}\b|\d\d-\d\d(?= \d\d:))|(?<![\w.])(\d+)(?![\w])")

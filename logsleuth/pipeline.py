@@ -391,7 +391,7 @@ def collect(
     state = JobState()
     rules.begin_job()
     lgate = line_gate(rules) if gate else None
-    seen = GateView(state.context_hits, state.versions)
+    seen = GateView(state.context_hits, state.versions, lambda: len(state.notable) < MAX_NOTABLE)
     file_index: dict[str, int] = {}
     skipped: list[dict[str, Any]] = []
     for path in files:

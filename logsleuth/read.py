@@ -333,6 +333,9 @@ class LineGate:
             they end in, and offsets inside lines the native scan cannot judge (non-ASCII: ``check_patterns`` decide).
         tap: ``(block bytes, seen) -> offsets``: reads what it wants from a block of whole lines; the lines holding
             the offsets it returns are kept.
+        capped_patterns, capped_wanted: RE2-syntax regexes that keep a line only while ``capped_wanted(seen)`` is
+            true (lines that only fill a capped list: once it is full, they need no parsing).
+        fold_patterns, fold: RE2-syntax regexes whose lines are kept when ``fold(raw line, seen)`` says so.
     """
 
     def __init__(
@@ -348,6 +351,10 @@ class LineGate:
         confirm: Callable[[bytes, Any], bool] | None = None,
         check_block: Callable[[bytes, Any], tuple[list[int], list[int]]] | None = None,
         tap: Callable[[bytes, Any], list[int]] | None = None,
+        capped_patterns: Iterable[str] = (),
+        capped_wanted: Callable[[Any], bool] | None = None,
+        fold_patterns: Iterable[str] = (),
+        fold: Callable[[bytes, Any], bool] | None = None,
     ) -> None:
         self.patterns = tuple(patterns)
         self.block_literals = tuple(block_literals)
@@ -356,6 +363,12 @@ class LineGate:
         self.confirm = confirm
         self.check_block = check_block
         self.tap = tap
+        self.capped_patterns = tuple(capped_patterns)
+        self.capped_wanted = capped_wanted
+        self._capped: Any = None
+        self.fold_patterns = tuple(fold_patterns) if fold is not None else ()
+        self.fold = fold
+        self._fold: Any = None
         self._compiled: tuple[Any, tuple[bytes, ...], Any] | None = None
 
     @staticmethod
@@ -382,6 +395,10 @@ class LineGate:
             check = None
             if self.check_patterns:
                 check = re2.compile("|".join(f"(?:{p})" for p in self.check_patterns).encode(), opts)
+            if self.capped_patterns:
+                self._capped = re2.compile("|".join(f"(?:{p})" for p in self.capped_patterns).encode(), opts)
+            if self.fold_patterns:
+                self._fold = re2.compile("|".join(f"(?:{p})" for p in self.fold_patterns).encode(), opts)
             self._compiled = (re2.compile(joined.encode(), opts), blocks, check)
         return self._compiled
 
@@ -524,6 +541,13 @@ def _marks(buf: bytes, gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any
                 is_block = True
                 break
         yield i, gate.block_after if is_block else after
+    if gate._capped is not None and (gate.capped_wanted is None or gate.capped_wanted(seen)):
+        for i, _s, _e in _hit_lines(gate._capped, buf, 0):
+            yield i, after
+    if gate._fold is not None:
+        for i, line_start, line_end in _hit_lines(gate._fold, buf, 0):
+            if gate.fold(buf[line_start:line_end], seen):  # type: ignore[misc]
+                yield i, after
     if gate.tap is not None:
         for i, _s, _e in _lines_at(buf, gate.tap(buf, seen), 0):
             yield i, after

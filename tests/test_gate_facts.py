@@ -63,3 +63,34 @@ def test_long_nccl_init_is_skipped_but_its_facts_and_ranks_stay(tmp_path, rules)
     assert fast.ranks["world_size"] == full.ranks["world_size"] == 16
     assert fast.ranks["seen"] == full.ranks["seen"] and fast.ranks["hosts"] == full.ranks["hosts"]
     assert fast.stats["skipped_lines"] > 5000  # the repeated init lines were not parsed
+
+
+@pytest.mark.skipif(not native.available(), reason="the native check needs hyperscan")
+def test_ray_process_listings_are_parsed_once_per_template(tmp_path, rules) -> None:
+    # real lines: a Ray process listing row (gen-ray-ppo-reward-task) and a core worker's state-dump row, whose body
+    # starts with "ray::" (the parser reads it as an error line), then a real RayTaskError job's end
+    listing = next(ln for ln in (CORPUS / "logs/gen-ray-ppo-reward-task/job.log").read_text(encoding="utf-8")
+                   .splitlines(keepends=True) if "\tray::RuntimeEnvAgent" in ln)
+    dump_log = next((CORPUS / "logs/gen-ray-session-grpo-group-rollouts/run1").glob("python-core-driver-*.log"))
+    dump = next(ln for ln in dump_log.read_text(encoding="utf-8").splitlines(keepends=True)
+                if ln.startswith("\tray::rpc::"))
+    tail = (CORPUS / "logs/gen-ray-grpo-reward-parse/job.log").read_text(encoding="utf-8")
+    p = tmp_path / "job.log"
+    p.write_text(listing * 40000 + dump * 3 + listing * 2000 + tail, encoding="utf-8")
+    fast = analyze([str(p)], rules=rules, model=False)
+    full = analyze([str(p)], rules=rules, model=False, gate=False)
+    assert fast.root_cause == full.root_cause == "worker_exception"
+    assert [e.line for e in fast.unexplained] == [e.line for e in full.unexplained]
+    assert fast.stats["events"] < 1000  # the listing rows: one parsed per template
+
+
+def test_fold_parses_the_first_line_of_a_template_and_keeps_error_templates() -> None:
+    from logsleuth.rules.linegate import _fold_keeps
+
+    view = GateView(set(), {})
+    assert not _fold_keeps(b"113\t0.05\tray::RuntimeEnvAgent", view)  # an info line: its template is skipped
+    assert not _fold_keeps(b"987\t1.25\tray::RuntimeEnvAgent", view)  # same template, other digits
+    # (a constructed body, not a log line) ray.py reads a body starting with "ray::" as an error: parsed
+    assert _fold_keeps(b"ray::Worker.run()", view) and _fold_keeps(b"ray::Worker.run()", view)
+    assert len(view.folded) == 2
+    assert _fold_keeps(b"113\t0.05\tray::RuntimeEnvAgent", set())  # no GateView: parsed as before

@@ -12,29 +12,34 @@ elastic summaries (``elastic.py``) and tracebacks with or without their header (
 from __future__ import annotations
 
 PATTERNS: tuple[str, ...] = (
-    r"WARN",
+    r"NCCL WARN",
     r"ERROR",
     r"CRITICAL",
     r"FATAL",
     r"Error",
     r"Exception",
     r"Interrupt",
-    r"Warning",
     r"Killed",
     r"Aborted",
     r"Segmentation fault",
     r"core dumped",
-    r"ray::",
     r"ray\.exceptions\.",
     r"torch\.distributed\.elastic",
     r"(?:^|[\]\s:])\[?[WEF]\d{1,4} ",
     r"\[[WEF] [\w./-]+:\d+\]",
     r"[WEF] \d+ \d+\]",
-    r"\] [\w/.-]+\.(?:cc|c|h|cu|cpp):\d+",
+    r"\[(?:\d+|[a-z]+)\] [\w/.-]+\.(?:cc|c|h|cu|cpp):\d+",  # NCCL's "host:pid:tid [dev] file.cc:line" (not Ray's I lines)
     r"exitcode",
     r"Signal ",
     r"File \"[^\"]+\", line \d+",  # a traceback frame, also when the header is missing
 )
+# words that make a line at most a warning (``pylog.infer_level``; an error needs one of ``PATTERNS``): such a line
+# matters only for the job's capped list of notable lines (``pipeline.MAX_NOTABLE``), so once that list is full the
+# gate stops keeping lines for these words (NCCL's WARN lines, which also feed the unexplained list, stay above)
+WARNING_WORDS: tuple[str, ...] = (r"WARN", r"Warning")
+# words that make a line an error only in some places (a body starting ``ray::``, ``ray.py``), printed on many info
+# lines too (Ray's process listings): a line holding one is parsed once per template (``rules.linegate``)
+FOLDED_WORDS: tuple[str, ...] = (r"ray::",)
 # multi-line records: keep the lines after these (``read.LineGate.block_after``)
 BLOCK_STARTS: tuple[str, ...] = (
     "Traceback (most recent call last)",

@@ -132,7 +132,7 @@ def build(rules: RuleSet) -> LineGate | None:
             keep.append(lit)
     check_block: Callable[[bytes, Any], tuple[list[int], list[int]]] | None = None
     if checked:
-        check_block, undecided = _block_checker(checked, context_of)
+        check_block, undecided = _block_checker(checked, context_of, check)
         if check_block is None:  # hyperscan failed to build: the literals decide, as before
             keep += check
             check = []
@@ -149,6 +149,10 @@ def build(rules: RuleSet) -> LineGate | None:
         check_patterns=check,
         check_block=check_block,
         tap=_tap_world_size,
+        capped_patterns=parse_gate.WARNING_WORDS,
+        capped_wanted=_notable_wanted,
+        fold_patterns=parse_gate.FOLDED_WORDS,
+        fold=_fold_keeps,
     )
 
 
@@ -161,18 +165,58 @@ class GateView:
     lines (``facts.find_world_size``, the largest wins) are read by the gate itself, parsed or not: ``world_size``.
     Of NCCL's ``comm 0x.. rank R nranks N`` lines (one per rank and communicator) only the first per host and rank
     (``comm_ranks``, at most ``MAX_COMM_RANKS``) is parsed: the rank and host then count as seen.
+
+    ``notable_room()``: whether the job's list of notable lines has room left (lines that are at most warnings
+    matter only for it: ``parse.gate.WARNING_WORDS``).
+    ``folded``: per line template (digits as ``0``) of the lines ``parse.gate.FOLDED_WORDS`` keep, whether such a
+    line must be parsed (it is more than an info line on its own), at most ``MAX_FOLDED``.
     """
 
-    __slots__ = ("context_hits", "versions", "world_size", "comm_ranks")
+    __slots__ = ("context_hits", "versions", "world_size", "comm_ranks", "notable_room", "folded")
 
-    def __init__(self, context_hits: Collection[int], versions: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        context_hits: Collection[int],
+        versions: Mapping[str, str],
+        notable_room: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.context_hits = context_hits
         self.versions = versions
         self.world_size: int | None = None
         self.comm_ranks: set[bytes] = set()
+        self.notable_room = notable_room
+        self.folded: dict[bytes, bool] = {}
 
     def __contains__(self, key: object) -> bool:
         return key in self.versions if isinstance(key, str) else key in self.context_hits
+
+
+MAX_FOLDED = 4096
+_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _fold_keeps(line: bytes, seen: Any) -> bool:
+    """Whether a line only ``parse.gate.FOLDED_WORDS`` keep must be parsed: the first line of its template (digits as
+    ``0``: levels depend on where digits are, not on their values) is parsed alone here; when that gives one info or
+    debug line, the template's lines are skipped (rules, context patterns and facts are judged apart, by the native
+    check and their own words). Lines that are not plain ASCII, or past ``MAX_FOLDED`` templates: parsed."""
+    if not isinstance(seen, GateView) or _PLAIN.match(line) is None:
+        return True
+    key = line.translate(_ZERO_DIGITS)
+    keep = seen.folded.get(key)
+    if keep is None:
+        if len(seen.folded) >= MAX_FOLDED:
+            return True
+        from ..parse import parse_text
+
+        evs = parse_text(line.decode("ascii"))
+        keep = not (len(evs) == 1 and evs[0].level in ("info", "debug") and evs[0].end_line == evs[0].line)
+        seen.folded[key] = keep
+    return keep
+
+
+def _notable_wanted(seen: Any) -> bool:
+    return not isinstance(seen, GateView) or seen.notable_room()
 
 
 # ``facts.WORLD_SIZE`` for RE2 over a block of lines (groups unnamed, ``\s`` as Python's ASCII one but never a
@@ -256,39 +300,57 @@ def _world_re() -> Any:
 _NON_ASCII_LINE = r"[\x80-\xff][^\n]*(?:\n|$)"
 
 
+_LITERALS_PER_PATTERN = 16  # Hyperscan limits a pattern's length
+
+
+def _non_ascii_literal_lines(literals: Sequence[str]) -> list[str]:
+    """Patterns matching once per non-ASCII line holding one of ``literals`` (RE2/Hyperscan syntax), at its newline."""
+    out = []
+    for i in range(0, len(literals), _LITERALS_PER_PATTERN):
+        lits = "|".join(literals[i : i + _LITERALS_PER_PATTERN])
+        out.append(rf"(?:[\x80-\xff][^\n]*(?:{lits})|(?:{lits})[^\n]*[\x80-\xff])[^\n]*(?:\n|$)")
+    return out
+
+
 def _block_checker(
     patterns: Sequence[str],
     context_of: Sequence[int | str | None],
+    literals: Sequence[str],
 ) -> tuple[Callable[[bytes, Any], tuple[list[int], list[int]]] | None, frozenset[int]]:
     """``(check_block, undecided)``: ``check_block(block, seen)`` scans a block of raw lines once (Hyperscan, every
     match end reported) and returns ``(ends, foreign)``: the ends of matches of a rule pattern, or of a context/version
-    pattern not in ``seen`` (a context pattern only asks "seen anywhere?", a version's first print wins), and one
-    offset in each non-ASCII line (Hyperscan's ``\\w`` and case rules are ASCII: the literals decide there). A
-    pattern here never matches a newline (``_CROSSES_LINES``), so each match lies in the line it ends in.
+    pattern not in ``seen`` (a context pattern only asks "seen anywhere?", a version's first print wins), or of
+    non-ASCII lines holding one of ``literals`` (the patterns' literal factors: Hyperscan's ``\\w`` and case rules
+    are ASCII, so the literals decide there); ``foreign`` (one offset in each other non-ASCII line, for the caller to
+    search ``literals`` in) is only used when that last pattern is too big for Hyperscan. A pattern here never matches
+    a newline (``_CROSSES_LINES``), so each match lies in the line it ends in.
     ``undecided``: the indexes of the patterns it cannot judge (all, and ``check_block`` None: hyperscan failed)."""
+    literal_lines = _non_ascii_literal_lines(literals)
     try:
-        db, always = native.compile_database([*patterns, _NON_ASCII_LINE], multi=True)
+        db, always = native.compile_database([*patterns, *literal_lines, _NON_ASCII_LINE], multi=True)
     except Exception:  # noqa: BLE001 - a broken hyperscan install: no native check
         return None, frozenset(range(len(patterns)))
-    foreign_id = len(patterns)
+    foreign_id = len(patterns) + len(literal_lines)
     if db is None or foreign_id in always:
         return None, frozenset(range(len(patterns)))
-    ctx = list(context_of)
+    ctx: list[int | str | None] = list(context_of)
+    # a literal line pattern did not compile: every non-ASCII line is reported, for the caller to search
+    report_foreign = any(len(patterns) <= i < foreign_id for i in always)
 
     def check_block(block: bytes, seen: Any) -> tuple[list[int], list[int]]:
         ends: list[int] = []
         foreign: list[int] = []
         note, note_foreign = ends.append, foreign.append
         live = [c is None or c not in seen for c in ctx]  # per pattern: may its lines still matter?
-        live.append(False)
+        live += [True] * len(literal_lines) + [False]  # non-ASCII lines holding a literal; any non-ASCII line
 
         def on_match(pid: int, _start: int, end: int, _flags: int, _ctx: Any) -> None:
             if live[pid]:
                 note(end)
-            elif pid == foreign_id:
+            elif pid == foreign_id and report_foreign:
                 note_foreign(end)
 
         db.scan(block, match_event_handler=on_match)
         return ends, foreign
 
-    return check_block, always
+    return check_block, frozenset(i for i in always if i < len(patterns))

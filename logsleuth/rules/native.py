@@ -143,7 +143,7 @@ class NativeMatcher:
 
     def hits(self, text: str) -> set[int] | None:
         """Pattern indexes that may match in ``text``; None when ``text`` is not plain ASCII (ask someone else)."""
-        if not text.isascii() or not _BAD_TEXT.isdisjoint(text):
+        if not text.isascii() or any(c in text for c in _BAD_TEXT):  # (isdisjoint would hash every character)
             return None
         if not self._ready:
             self._load()
