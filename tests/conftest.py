@@ -21,3 +21,18 @@ def manifest_rows() -> list[dict[str, str]]:
 @pytest.fixture(scope="session")
 def rules():
     return load_rules()
+
+
+@pytest.fixture(autouse=True)
+def _grouped_cv_only_in_slow_tests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15: the classifier's grouped cross-validation (``classify.evaluate.evaluate``) runs only in tests marked
+    ``slow``, so ``-m 'not slow'`` stays a quick run. ``evaluate`` calls ``ecosystem_groups`` once per run whatever
+    ``--group-by`` says: outside a slow test that call fails the test with the reason."""
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    from logsleuth.classify import evaluate
+
+    def refuse(*_args: object, **_kwargs: object) -> list[str]:
+        raise AssertionError("grouped cross-validation in a test not marked slow: add @pytest.mark.slow")
+
+    monkeypatch.setattr(evaluate, "ecosystem_groups", refuse)

@@ -270,6 +270,7 @@ def test_eval_drop_rule_lines_text_report(small, rules) -> None:
     assert "by distinct events left" in text.stdout
 
 
+@pytest.mark.slow  # grouped cross-validation (leave one ecosystem out): ~20 s on 2 cores
 def test_eval_leave_one_ecosystem_out(small, tmp_path: Path) -> None:
     """``--group-by ecosystem``: each ecosystem is scored by a model that never saw it; figures per ecosystem."""
     corpus = small[0]

@@ -15,6 +15,7 @@ import logsleuth
 from logsleuth.cli import app
 from logsleuth.models import SCHEMAS, DiagnosisDoc, ScanRow
 from logsleuth.schemas import NAMES, dumps, errors, generate, load
+from logsleuth.types import Diagnosis
 from tests.conftest import CORPUS, manifest_rows
 
 runner = CliRunner()
@@ -39,12 +40,29 @@ def _times(doc: dict) -> list[str | None]:
 
 
 @pytest.fixture(scope="module")
-def corpus_docs(rules) -> list[tuple[str, dict]]:
-    """``analyze -f json`` of every corpus job, in process (rules loaded once; the shipped model votes)."""
-    out = []
-    for row in manifest_rows():
-        d = logsleuth.analyze([str(CORPUS / row["file"])], rules=rules)
-        out.append((row["file"], json.loads(logsleuth.render(d, "json", redact_secrets=False))))
+def corpus_diagnoses(rules) -> list[tuple[str, Diagnosis]]:
+    """``analyze`` of every corpus job, in process (rules loaded once; the shipped model votes)."""
+    return [(row["file"], logsleuth.analyze([str(CORPUS / row["file"])], rules=rules)) for row in manifest_rows()]
+
+
+@pytest.fixture(scope="module")
+def corpus_docs(corpus_diagnoses) -> list[tuple[str, dict]]:
+    """``analyze -f json`` of every corpus job."""
+    return [(f, json.loads(logsleuth.render(d, "json", redact_secrets=False))) for f, d in corpus_diagnoses]
+
+
+def _time_fields(node: object, where: str = "") -> list[tuple[str, object]]:
+    """Every ``*time`` field of a JSON document (and the values of ``ranks.last_seen``), with its dotted path."""
+    out: list[tuple[str, object]] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            path = f"{where}.{k}" if where else k
+            if k.endswith("time") or where.endswith("last_seen"):
+                out.append((path, v))
+            out.extend(_time_fields(v, path))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.extend(_time_fields(v, f"{where}.{i}"))
     return out
 
 
@@ -69,6 +87,37 @@ def test_corpus_times_carry_a_year_and_symptoms_never_repeat_the_cause(corpus_do
                 if (e["path"], e["line"]) == (ff["path"], ff["line"]):
                     assert (e["host"], e["rank"]) == (ff["host"], ff["rank"]), file
     assert dated > 300
+
+
+def test_every_time_field_is_null_or_iso_with_a_year(corpus_docs) -> None:
+    """Done-when: every ``*time`` field of every corpus job's JSON is null or parses with ``fromisoformat``, with a
+    real year (a year-less clock is null there, its clock in ``time_raw``)."""
+    dated = 0
+    for file, doc in corpus_docs:
+        for path, t in _time_fields(doc):
+            if t is None:
+                continue
+            assert isinstance(t, str) and datetime.fromisoformat(t).year > 1900, (file, path, t)
+            dated += 1
+    assert dated > 300
+
+
+def test_no_scan_row_of_the_corpus_is_dated_1900(corpus_diagnoses) -> None:
+    """Done-when: the scan row of every corpus job (``scan.rows.row_from_diagnosis``) validates against the scan-row
+    schema, and its ``first_failure_time`` is null or carries the job's year."""
+    from logsleuth.scan.jobs import Job
+    from logsleuth.scan.rows import row_from_diagnosis
+
+    timed = 0
+    for file, d in corpus_diagnoses:
+        p = CORPUS / file
+        row = row_from_diagnosis(Job(file, (str(p),), p.stat().st_size, "", (str(p),)), d)
+        assert errors("scan-row", json.loads(json.dumps(row))) == [], file
+        t = row["first_failure_time"]
+        if t is not None:
+            assert datetime.fromisoformat(t).year > 1900, (file, t)
+            timed += 1
+    assert timed > 50  # not vacuous: 73 corpus jobs dated their first failure when written (others print no time)
 
 
 def test_unknown_verdict_has_the_same_shape(rules) -> None:

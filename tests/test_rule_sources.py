@@ -13,7 +13,6 @@ from logsleuth.read import iter_lines
 from logsleuth.rules import builtin_rules_dir, load_file, load_rules, rule_paths, validate, validate_warnings
 from logsleuth.rules.loader import ANY_SOURCE
 from logsleuth.rules.schema import SourceName
-
 from tests.conftest import CORPUS
 
 runner = CliRunner()

@@ -22,6 +22,7 @@ interpreter; torch and ray from the system site-packages).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -32,6 +33,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -242,6 +245,42 @@ SCENARIOS = [
              "reading a FIFO nobody writes (stuck I/O) and stops printing; rank 0 waits in the next gradient "
              "all_reduce; 60 s after the start the user presses Ctrl-C (SIGINT to the process group) and the "
              "launcher kills its subprocesses", signal_after=(60.0, signal.SIGINT, "group", 20)),
+    # =========================== third round ============================================================
+    Scenario("raytrain-stalled-worker-timeout", "collective_timeout", "ray",
+             "{py} ray_train.py --workers 2 --steps 20 --fault stall --fault-rank 1 --fault-step 8 --pg-timeout 20",
+             r"Timed out|timed out|Timeout",
+             "Ray Train TorchTrainer, 2 CPU workers, TorchConfig(backend='gloo', timeout_s=20): at step 8 worker "
+             "rank 1 sleeps 90 s (a slow remote read) before its gradient all_reduce; rank 0's all_reduce times out "
+             "after 20 s and the driver raises WorkerGroupError", timeout=300),
+    Scenario("lightning-timeout-term", "job_preempted", "lightning",
+             "timeout -s TERM 40 {py} train_pl.py --devices 2 --steps 100000 --workers 0 --sleep 0.1; echo \"job exited with $?\"",
+             r"Received SIGTERM",
+             "a job script runs a Lightning Trainer (DDP, 2 CPU processes) under 'timeout -s TERM 40' (a wall-time "
+             "limit): after 40 s the launching process (rank 0) gets SIGTERM; Lightning's signal connector prints "
+             "'[rank: 0] Received SIGTERM: 15' and '[rank: 1] Received SIGTERM: 15' (forwarded to rank 1), the ranks "
+             "stop and the script reports exit status 124 (in an earlier run of this scenario the ranks hung after "
+             "the SIGTERM instead, until the generator SIGKILLed the job)"),
+    Scenario("accelerate-timeout-term", "job_preempted", "accelerate",
+             "timeout -s TERM 30 {acc2} --main_process_port 29775 train_acc.py --steps 100000 --workers 0 --sleep 0.1; "
+             "echo \"job exited with $?\"",
+             r"SIGTERM|job exited with 124",
+             "a job script runs accelerate launch (2 CPU processes) under 'timeout -s TERM 30' (a wall-time limit): "
+             "after 30 s the launcher gets SIGTERM; torch elastic inside accelerate logs 'Received 15 death signal, "
+             "shutting down workers', sends SIGTERM to the ranks and raises 'SignalException: Process N got signal: "
+             "15'; the script reports exit status 124"),
+    Scenario("mpspawn-loader-worker-raise", "worker_exception", "pytorch",
+             "MASTER_PORT=29776 {py} spawn.py --nprocs 2 --steps 30 --workers 2 --fault loader-raise --fault-rank 0 "
+             "--fault-step 11",
+             r"Caught ValueError in DataLoader worker",
+             "torch.multiprocessing.spawn, 2 processes (gloo), DataLoader with 2 worker processes: a worker of rank 0 "
+             "raises ValueError on a corrupt record at step 11; rank 0 re-raises 'Caught ValueError in DataLoader "
+             "worker process N', the parent terminates rank 1 and raises ProcessRaisedException"),
+    Scenario("raytrain-healthy-checkpoints", "no_failure", "ray",
+             "{py} ray_train.py --workers 2 --steps 30 --ckpt-every 10 --storage $PWD/ckpt; ls -R ckpt | head -20",
+             r"training finished",
+             "healthy: Ray Train TorchTrainer, 2 CPU workers (gloo) on a local cluster, 30 steps, a checkpoint every 10 "
+             "steps persisted to a 16 MiB tmpfs storage path; the driver prints the final metrics and exits 0",
+             tmpfs="16m", timeout=300),
     # --- healthy runs ----------------------------------------------------------------------------------------
     Scenario("deepspeed-fp16-overflow-skips", "no_failure", "deepspeed",
              "{bin}/deepspeed --num_gpus 2 ds_train.py --ds-config ds_fp16.json --steps 40 --inf-step 12",
@@ -339,8 +378,13 @@ def run(s: Scenario) -> bool:
                 (os.killpg if target == "group" else os.kill)(p.pid, sig)
         elif fired and s.signal_after[3] and time.time() - fired >= s.signal_after[3]:
             break
-    if p.poll() is None:  # still running: SIGKILL the whole job (as `kill -9` or a scheduler would; leaves no trace)
+    if p.poll() is None:  # still running: SIGKILL the whole job (as `kill -9` or a scheduler would; leaves no trace),
+        # descendants included: `timeout` moves itself and its child into a process group of their own
+        procs = psutil.Process(p.pid).children(recursive=True)
         os.killpg(p.pid, signal.SIGKILL)
+        for c in procs:
+            with contextlib.suppress(psutil.Error):
+                c.kill()
     p.wait()
     reader.join(5)
     if s.tmpfs:

@@ -4,7 +4,8 @@ a tiny MLP with hand-written gradient all_reduce and reporting its loss.
 ``--fault``: ``raise`` (worker ``--fault-rank`` hits a KeyError on a record at ``--fault-step``), ``mismatch`` (that
 worker all_reduces a flattened gradient while its peers reduce per-parameter tensors, with
 TORCH_DISTRIBUTED_DEBUG=DETAIL set by the generator), ``leak`` (that worker keeps 96 MiB per step: the host memory
-limit bites), ``segv`` (that worker reads address 0 through ctypes); ``--cpus-per-worker`` more than the cluster has
+limit bites), ``segv`` (that worker reads address 0 through ctypes), ``stall`` (that worker sleeps 90 s before its gradient
+all_reduce: its peer's all_reduce hits the process-group timeout ``--pg-timeout`` given to ``TorchConfig``); ``--cpus-per-worker`` more than the cluster has
 makes the worker group's placement group unschedulable; ``--ckpt-every`` reports a checkpoint (the model's
 state_dict in a temporary directory) that Ray Train copies to ``--storage``.
 """
@@ -22,7 +23,7 @@ import torch
 import torch.distributed as dist
 from ray import train
 from ray.train import Checkpoint, RunConfig, ScalingConfig
-from ray.train.torch import TorchTrainer
+from ray.train.torch import TorchConfig, TorchTrainer
 
 
 def loop(cfg: dict) -> None:
@@ -40,6 +41,9 @@ def loop(cfg: dict) -> None:
             kept.append(torch.ones(96 * 2**20 // 4))  # 96 MiB of cached activations per step, never released
         if mine and cfg["fault"] == "segv":
             ctypes.string_at(0)
+        if mine and cfg["fault"] == "stall" and step == cfg["fault_step"]:
+            print(f"worker rank {rank}: re-reading shard index from remote storage", flush=True)
+            time.sleep(90)
         x = rec["x"]
         loss = torch.nn.functional.mse_loss(model(x), x[:, :1])
         opt.zero_grad()
@@ -72,12 +76,14 @@ def main() -> None:
     p.add_argument("--fault-step", type=int, default=8)
     p.add_argument("--storage", default="/tmp/wavec-ray-results")
     p.add_argument("--ckpt-every", type=int, default=0)
+    p.add_argument("--pg-timeout", type=int, default=1800, help="process-group timeout, seconds")
     p.add_argument("--pad", type=int, default=0, help="extra float32 elements saved with each checkpoint")
     a = p.parse_args()
     ray.init(num_cpus=2, include_dashboard=False)
     trainer = TorchTrainer(
         loop, train_loop_config={"steps": a.steps, "fault": a.fault, "fault_rank": a.fault_rank, "fault_step": a.fault_step,
                            "ckpt_every": a.ckpt_every, "pad": a.pad},
+        torch_config=TorchConfig(backend="gloo", timeout_s=a.pg_timeout),
         scaling_config=ScalingConfig(num_workers=a.workers, use_gpu=False, resources_per_worker={"CPU": a.cpus_per_worker}),
         run_config=RunConfig(name="wavec", storage_path=a.storage))
     result = trainer.fit()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import time
 
 import torch
 from accelerate import Accelerator, DeepSpeedPlugin, InitProcessGroupKwargs
@@ -41,6 +42,7 @@ def main() -> None:
     p.add_argument("--fault-rank", type=int, default=1)
     p.add_argument("--fault-step", type=int, default=10)
     p.add_argument("--timeout", type=float, default=1800.0)
+    p.add_argument("--sleep", type=float, default=0.0, help="seconds per step (a slower model)")
     p.add_argument("--deepspeed-config", default="")
     a = p.parse_args()
     kwargs = [InitProcessGroupKwargs(backend="gloo", timeout=datetime.timedelta(seconds=a.timeout))]
@@ -64,6 +66,7 @@ def main() -> None:
         acc.backward(loss)
         opt.step()
         opt.zero_grad()
+        time.sleep(a.sleep)
         if a.fault == "uneven" and acc.process_index == a.fault_rank and step == a.fault_step:
             print(f"[rank{acc.process_index}] step {step}: local shard exhausted, leaving the epoch", flush=True)
             break

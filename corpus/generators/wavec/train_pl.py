@@ -14,6 +14,7 @@ import argparse
 import ctypes
 import datetime
 import os
+import time
 
 import lightning as L
 import torch
@@ -53,6 +54,7 @@ class Regressor(L.LightningModule):
                 f.read()
         if mine and self.a.fault == "anomaly":
             loss = loss + (out.detach().min() - out.max() - 1).sqrt()
+        time.sleep(self.a.sleep)
         self.log("train_loss", loss, on_step=True, on_epoch=self.a.noisy)  # noisy: epoch-level, not synced
         print(f"{datetime.datetime.now():%H:%M:%S} [rank{self.global_rank}] step {self.global_step} loss {loss.item():.4f}",
               flush=True)
@@ -71,6 +73,7 @@ def main() -> None:
     p.add_argument("--fault", default="none")
     p.add_argument("--fault-rank", type=int, default=1)
     p.add_argument("--fault-step", type=int, default=10)
+    p.add_argument("--sleep", type=float, default=0.0, help="seconds per step (a slower model)")
     p.add_argument("--big", action="store_true")
     p.add_argument("--noisy", action="store_true")
     p.add_argument("--timeout", type=float, default=1800.0, help="process-group timeout, seconds")
