@@ -18,17 +18,17 @@ from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact
-from .factlayer.tables import NCCL_FALLBACK_WARNINGS
 from .factlayer.reason import FactStream, crash_library, sibling_terminations
+from .factlayer.tables import NCCL_FALLBACK_WARNINGS
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
+from .numeric_tail import NumericTail
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso_dated
 from .plausible import ranges
-from .numeric_tail import NumericTail
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
