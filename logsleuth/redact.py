@@ -143,7 +143,8 @@ _PUBLIC_SITES = (
     "docker.com",
     "slurm.schedmd.com",
 )
-_HOSTS_IN_TEXT = regex.compile(rf"(?P<v4>{_IPV4})|(?P<v6>{_IPV6})|(?P<fqdn>{_FQDN})")
+# a pattern string, compiled with the names a report adds (``HostMap._pattern``): only --redact-hosts pays for it
+_HOSTS_IN_TEXT = rf"(?P<v4>{_IPV4})|(?P<v6>{_IPV6})|(?P<fqdn>{_FQDN})"
 
 
 def _public_site(name: str) -> bool:
@@ -178,7 +179,7 @@ class HostMap:
             names = [n for n in self.names if not n.startswith("node-")]
             known = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
             own = rf"(?P<known>(?<![\w.-])(?:{known})(?![\w-]|\.[A-Za-z0-9]))|" if known else ""
-            self._known = regex.compile(own + _HOSTS_IN_TEXT.pattern)
+            self._known = regex.compile(own + _HOSTS_IN_TEXT)
         return self._known
 
     def _replace(self, m: regex.Match[str]) -> str:
