@@ -23,7 +23,15 @@ def _corpus_world_lines() -> list[str]:
     return lines
 
 
-def test_block_world_size_equals_find_world_size_line_by_line() -> None:
+@pytest.mark.parametrize("engine", ["hyperscan", "re2"])
+def test_block_world_size_equals_find_world_size_line_by_line(engine, monkeypatch) -> None:
+    from logsleuth.rules import linegate
+
+    if engine == "re2":  # the RE2 path (no Hyperscan)
+        rx2, rx, _db = linegate._world_re()
+        monkeypatch.setattr(linegate, "_WORLD_RE", [(rx2, rx, None)])
+    elif linegate._world_re()[2] is None:
+        pytest.skip("hyperscan is not available")
     real = _corpus_world_lines()
     assert len(real) > 20
     # the same lines as the reader may meet them: coloured, redrawn, after non-ASCII text, with an implausible

@@ -241,7 +241,7 @@ def _tap_world_size(block: bytes, seen: Any) -> list[int]:
     Returns the offsets of the lines to parse all the same: an NCCL ``rank R nranks N`` line whose host and rank
     ``seen`` has not met, and a line stating ``nranks`` that is not plain ASCII; when ``seen`` is no ``GateView``,
     every line that may state a world size (they are parsed, as before)."""
-    found = _world_re().finditer(block)
+    found = _world_matches(block)
     if not isinstance(seen, GateView):
         return [m.end() for m in found]
     best = seen.world_size or 0
@@ -286,14 +286,74 @@ def _tap_world_size(block: bytes, seen: Any) -> list[int]:
 
 
 _WORLD_RE: list[Any] = []
+# the same statements for Hyperscan, one pattern each (reporting where they start), and one match per line that is
+# not plain ASCII and holds a world-size word (such a line is read by ``find_world_size`` itself)
+_WORLD_ALTERNATIVES = _NAMED.sub("(", WORLD_SIZE.pattern).replace(r"\s", r"[ \t\f\v\r\x1c-\x1f]").split("|")
+_WORDS = "|".join(g for g in FACTS_GATE if g not in _VERSION_WORDS)
+_WORDS_LINE = rf"(?:[\r\x1b\x00\x80-\xff][^\n]*(?:{_WORDS})|(?:{_WORDS})[^\n]*[\r\x1b\x00\x80-\xff])[^\n]*(?:\n|$)"
+
+
+class _At:
+    """A place where a line may state a world size (what ``_tap_world_size`` reads of a match)."""
+
+    __slots__ = ("_start",)
+    lastindex = None
+
+    def __init__(self, start: int) -> None:
+        self._start = start
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._start + 1
 
 
 def _world_re() -> Any:
+    """``(RE2 pattern, stdlib pattern, Hyperscan database or None)`` of ``_WORLD_BLOCK``."""
     if not _WORLD_RE:
         import re2
 
-        _WORLD_RE.append(re2.compile(_WORLD_BLOCK))
+        db = None
+        if native.available() and all(a.count("(") == a.count(")") for a in _WORLD_ALTERNATIVES):
+            try:
+                import hyperscan
+
+                exprs = [a.encode() for a in (*_WORLD_ALTERNATIVES, _WORDS_LINE)]
+                som = hyperscan.HS_FLAG_SOM_LEFTMOST
+                db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                db.compile(
+                    expressions=exprs,
+                    ids=list(range(len(exprs))),
+                    elements=len(exprs),
+                    flags=[som] * (len(exprs) - 1) + [0],
+                )
+                db.scratch = hyperscan.Scratch(db)
+            except Exception:  # noqa: BLE001 - a pattern Hyperscan refuses: RE2 alone
+                db = None
+        _WORLD_RE.append((re2.compile(_WORLD_BLOCK), re.compile(_WORLD_BLOCK), db))
     return _WORLD_RE[0]
+
+
+def _world_matches(block: bytes) -> Any:
+    """Matches of ``_WORLD_BLOCK`` in ``block`` as ``_tap_world_size`` reads them, in order: with Hyperscan, the
+    statements found where Hyperscan says one starts (matched there by ``re``, which tries the alternatives in order
+    as ``regex`` does), and the start of each non-plain line holding a world-size word; else RE2's ``finditer``."""
+    rx2, rx, db = _world_re()
+    if db is None:
+        return rx2.finditer(block)
+    starts: list[int] = []
+    words_id = len(_WORLD_ALTERNATIVES)
+
+    def on_match(pid: int, start: int, end: int, _flags: int, _ctx: Any) -> None:
+        starts.append(block.rfind(b"\n", 0, end - 1) + 1 if pid == words_id else start)
+
+    db.scan(block, match_event_handler=on_match)
+    out = []
+    for s in sorted(set(starts)):
+        m = rx.match(block, s)
+        out.append(m if m is not None and m.lastindex else _At(s))
+    return out
 
 
 # one match per non-ASCII line, ending at its newline (Hyperscan reports each end offset once)
