@@ -13,7 +13,7 @@ minimum. Likewise a Megatron iteration line (``megatron/training/training.py`` `
 and fp32 runs print, not a collapsed fp16 scale.
 
 A *loss line* is a progress line (``progress.progress_counter``: a step counter and a metric, so its words are in the
-reader's gate) that prints a loss value. Streaming state, one per job: ``add`` each event with its facts.
+reader's gate) that prints a loss value; a later progress line of the same rank without one leaves the loss unknown. Streaming state, one per job: ``add`` each event with its facts.
 """
 
 from __future__ import annotations
@@ -55,9 +55,13 @@ class NumericTail:
         if "loss" not in ev.text.lower() or progress_counter(ev.text) is None:
             return
         values = [m["v"] for m in _LOSS.finditer(ev.text)]
+        key = (ev.path, ev.rank)
         if values:
-            finite = _finite(values[-1])
-            self.last_loss[(ev.path, ev.rank)] = (ev.line, finite)
+            self.last_loss[key] = (ev.line, _finite(values[-1]))
+        elif key in self.last_loss:
+            # a progress line that stops printing the loss it printed before: Megatron leaves ``lm loss`` out of its
+            # iteration line once the loss is NaN (epfLLM/Megatron-LLM#33): the loss is no longer known to be finite
+            self.last_loss[key] = (ev.line, False)
 
     def recovered(self) -> bool:
         """True when the job's numbers ended healthy: some rank printed a loss, every rank's last loss is finite, no

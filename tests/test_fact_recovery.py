@@ -169,3 +169,10 @@ def test_consecutive_overflow_skips_driving_the_scale_low_are_divergence() -> No
     assert runs([64, 32, 16, 8, 4]) == [4]
     assert runs([2.0**32, 2.0**31, 2.0**30, 2.0**29, 2.0**28]) == []
     assert runs([64, 32, 16, 64, 32, 16]) == []
+
+
+def test_a_loss_column_that_disappears_is_not_a_recovery() -> None:
+    """Megatron leaves ``lm loss`` out of its iteration line once the loss is NaN (epfLLM/Megatron-LLM#33, bf16, the
+    counters stay 0): the last loss is then unknown, so the facts do not rule divergence out."""
+    log = LOGS / "gh-epfLLM-Megatron-LLM-33" / "finetune.log"
+    assert not collect([str(log)], load_rules()).stats["numbers_recovered"]
