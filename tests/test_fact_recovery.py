@@ -176,3 +176,18 @@ def test_a_loss_column_that_disappears_is_not_a_recovery() -> None:
     counters stay 0): the last loss is then unknown, so the facts do not rule divergence out."""
     log = LOGS / "gh-epfLLM-Megatron-LLM-33" / "finetune.log"
     assert not collect([str(log)], load_rules()).stats["numbers_recovered"]
+
+
+def test_lightning_forwarded_sigterm_is_ended_from_outside() -> None:
+    """A real run here under ``timeout -s TERM``: Lightning's SignalConnector prints "[rank: 0] Received SIGTERM: 15"
+    (and rank 1's forwarded copy); training was still progressing: job_preempted, not a healthy run."""
+    log = LOGS / "run-wavec-lightning-timeout-term" / "job.log"
+    assert analyze([str(log)], model=False).root_cause == "job_preempted"
+
+
+def test_ray_actor_restart_advisory_is_not_an_error() -> None:
+    """Ray's core worker prints, at ERROR level, an advisory for every restartable actor with constructor arguments in
+    the object store (ray-project/ray#53727); a real healthy Ray Train run here prints it and is healthy."""
+    log = LOGS / "run-wavec-raytrain-healthy-checkpoints" / "job.log"
+    assert collect([str(log)], load_rules()).unexplained == ()
+    assert analyze([str(log)]).root_cause == "no_failure"

@@ -127,7 +127,14 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # dlopens "libibverbs.so" then "libibverbs.so.1" and on failure WARNs "Failed to open libibverbs.so[.1]"; the IB
 # transport's ``ncclIbInit`` then fails and NCCL initialises its next network, the internal socket transport ("Using
 # internal Network Socket", "NET/Socket : N interfaces found") - the normal path on a host without InfiniBand.
-NCCL_FALLBACK_WARNINGS = re.compile(r"Failed to open libibverbs\.so")
+#
+# Also advisories that libraries print at ERROR level about a healthy job: Ray's core worker warns, for every actor
+# created with ``max_restarts > 0`` whose constructor arguments live in the object store, that a restart could fail
+# ("... has constructor arguments in the object store and max_restarts > 0 ...", ``src/ray/core_worker/
+# core_worker.cc``, ray-project/ray#53727) - Ray Train creates such actors in every healthy run.
+ADVISORY_LINES = re.compile(
+    r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
+)
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
 # tree (``src/``): the IB verbs transport was ``transport/net_ib.cc`` until 2.2x and ``transport/net_ib/*.cc``
