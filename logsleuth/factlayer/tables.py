@@ -81,6 +81,9 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     ("No space left on device", "disk_full"),
     ("Disk quota exceeded", "disk_full"),
     ("Cannot allocate memory", "host_memory"),
+    # c10 ``DefaultCPUAllocator`` (c10/core/impl/alloc_cpu.cpp) when posix_memalign fails; PyTorch < 2.0 printed
+    # only "can't allocate memory: you tried to allocate N bytes" without the strerror text
+    ("DefaultCPUAllocator: can't allocate memory", "host_memory"),
     ("undefined symbol", "environment"),
     # PyTorch's checkpoint zip writer (caffe2/serialize/inline_container.cc) when the disk fills mid-save:
     # pytorch/pytorch#156955 (/tmp full: "unexpected pos 64 vs 0"), verl-project/verl#3346, h2oai/h2o-llmstudio#214
@@ -199,6 +202,7 @@ CUDA_ERRORS: tuple[tuple[str, str, int, bool], ...] = (
     ("CUDA driver version is insufficient for CUDA runtime version", "cudaErrorInsufficientDriver", 35, False),
     ("all CUDA-capable devices are busy or unavailable", "cudaErrorDevicesUnavailable", 46, False),
     ("no CUDA-capable device is detected", "cudaErrorNoDevice", 100, False),
+    ("no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", 209, False),
     ("invalid device ordinal", "cudaErrorInvalidDevice", 101, False),
     ("uncorrectable ECC error encountered", "cudaErrorECCUncorrectable", 214, True),
     ("uncorrectable NVLink error detected during the execution", "cudaErrorNvlinkUncorrectable", 220, True),
