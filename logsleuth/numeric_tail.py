@@ -34,6 +34,9 @@ _LOSS = regex.compile(
     r"(?i)\bloss\b[\"']?\s*[:=]?\s*(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
 )
 _BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "overflow_skip", "overflow_run"})
+# facts no later finite loss undoes: the scaler at its floor, or most steps so far skipped (a cumulative count; a
+# finite loss printed by a run that skips its updates says nothing about the update)
+_FLOOR = frozenset({"min_loss_scale", "skipped_majority"})
 
 
 @dataclass
@@ -42,13 +45,13 @@ class NumericTail:
 
     last_bad: dict[str, int] = field(default_factory=dict)
     last_loss: dict[tuple[str, int | None], tuple[int, bool]] = field(default_factory=dict)
-    floor: bool = False  # a loss scale reached its minimum somewhere: never recovered
+    floor: bool = False  # a loss scale reached its minimum, or most steps were skipped, somewhere: never recovered
 
     def add(self, ev: Event, facts: Sequence[Fact]) -> None:
         """Account ``ev`` (any event of the job, in file order) and its facts."""
         for f in facts:
             if isinstance(f, NumericHealth):
-                if f.what == "min_loss_scale":
+                if f.what in _FLOOR:
                     self.floor = True
                 elif f.what in _BAD:
                     self.last_bad[ev.path] = max(self.last_bad.get(ev.path, 0), ev.end_line)

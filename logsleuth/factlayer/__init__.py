@@ -52,6 +52,8 @@ GATE: tuple[str, ...] = (
     r"(?i:\binf\b)",
     r"(?i:overflow)",
     r"(?i:loss scale)",
+    r"loss_scale",
+    r"skipped=\d",
     r"is non-finite",
     r"Killing subprocess",
     r"forcefully exiting",

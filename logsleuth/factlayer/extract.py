@@ -187,6 +187,27 @@ _MIN_SCALE = regex.compile(
     r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum|"
     r"loss[ _]scale[^\n]{0,40}?(?:fell below|below (?:the )?min|underflow|reached (?:the )?min))"
 )
+# The loss scale printed as a training metric: fairseq's progress line ("| loss_scale 0.000 |", ``trainer.py``
+# ``metrics.log_scalar("loss_scale", ...)``; json progress ``"loss_scale": "0.000"``) and Megatron's iteration line
+# (``training_log``: "| loss scale: 1.0 |"). Dynamic scalers halve the scale on each overflow and stop at their
+# minimum: 1 in DeepSpeed/apex/Megatron, ``--min-loss-scale`` 1e-4 in fairseq (which then raises "Minimum loss scale
+# reached"). A printed scale below 1e-3 is the scaler at (or within three halvings of) its floor: the gradients
+# overflow fp16 whatever the scale (facebookresearch/fairseq#1529). Config dumps ("loss_scale=0.0", "'loss_scale': 0",
+# "loss_scale ........ 0", where 0 means "dynamic") have other separators and are not read.
+_SCALE_METRIC = regex.compile(
+    r"(?:^|\|)\s*loss_scale\s+(?P<v>\d+(?:\.\d+)?(?:e-\d+)?)\s*(?:\||$)"
+    r"|\"loss_scale\":\s*\"(?P<v>\d+(?:\.\d+)?(?:e-\d+)?)\""
+    r"|\bloss scale:\s*(?P<v>\d+(?:\.\d+)?(?:E[-+]\d+)?)\s*\|",
+    regex.M,
+)
+_SCALE_FLOOR = 1e-3
+# DeepSpeed's engine (``deepspeed/runtime/engine.py`` ``_report_progress``, every ``steps_per_print`` steps on rank
+# 0): "step=2000, skipped=1995, lr=[...], mom=[...]". ``skipped`` counts the steps its fp16 loss scaler skipped on
+# overflow since the start; start-up calibration skips a few dozen at most (initial scale 2**16..2**32), so a run
+# that skipped at least half of 100+ steps is not training (huggingface/transformers#14531).
+_DS_SKIPPED = regex.compile(r"\bstep=(?P<step>\d+), skipped=(?P<skipped>\d+)")
+SKIPPED_MIN_STEPS = 100
+SKIPPED_MAJORITY = 0.5
 
 # --- native stack frames ---------------------------------------------------------------------------------------
 _FRAME_C10 = regex.compile(r"frame #(?P<i>\d+): (?P<sym>.*?) \(0x[0-9a-f]+ in (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\)")
@@ -230,6 +251,7 @@ _CS_WORDS = (
     "Illegal instruction",
     "Floating point",
     "Fatal Python error",
+    "skipped=",
     "terminate called",
     "frame #",
     ".so",
@@ -252,6 +274,7 @@ _CI_WORDS = (
     "low on resource",
     "overflow",
     "loss scale",
+    "loss_scale",
     "killing subprocess",
     "forcefully exiting",
     "srun: terminating",
@@ -603,6 +626,22 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
         out.append(NumericHealth(event=ev, what="overflow_skip", scale=scale))
     if ("minimum" in low or "below" in low or "underflow" in low) and _MIN_SCALE.search(text):
         out.append(NumericHealth(event=ev, what="min_loss_scale"))
+    elif "loss" in low and "scale" in low and (m := _SCALE_METRIC.search(text)):
+        try:
+            scale: float | None = float(m["v"])
+        except ValueError:  # pragma: no cover - the pattern only captures numbers
+            scale = None
+        if scale is not None and scale < _SCALE_FLOOR:
+            out.append(NumericHealth(event=ev, what="min_loss_scale", scale=scale))
+    if "skipped=" in text and (m := _DS_SKIPPED.search(text)):
+        step, skipped = plausible.number(m["step"]), plausible.number(m["skipped"])
+        if (
+            step is not None
+            and skipped is not None
+            and step >= SKIPPED_MIN_STEPS
+            and skipped >= SKIPPED_MAJORITY * step
+        ):
+            out.append(NumericHealth(event=ev, what="skipped_majority"))
 
 
 def _frames(ev: Event, text: str, out: list[Fact]) -> None:
