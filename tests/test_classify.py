@@ -177,12 +177,38 @@ def test_policy_symptom_only_answer_yields_to_a_sure_model(rules) -> None:
     assert sym
     only = dataclasses.replace(d, evidence=tuple(sym), symptoms=(), root_cause=sym[0].root_cause,
                                rule_id=sym[0].rule_id, confidence=0.56)
-    sure = model.Vote("worker_exception", 0.9, (("worker_exception", 0.9),), 0.5)
+    p = comb.SYMPTOM_OVERRIDE
+    sure = model.Vote("worker_exception", p, (("worker_exception", p),), 0.5)
     out = comb.combine(only, lambda: sure, rules)
     assert out.root_cause == "worker_exception" and out.method == "model"
     assert {m.rule_id for m in out.symptoms} >= {m.rule_id for m in sym}
-    collateral = model.Vote("collective_timeout", 0.9, (("collective_timeout", 0.9),), 0.5)
+    collateral = model.Vote("collective_timeout", p, (("collective_timeout", p),), 0.5)
     assert comb.combine(only, lambda: collateral, rules).root_cause == only.root_cause
+    # below the bar (cross-validation on waves D and E: 0.82 and 0.90 overrides were both wrong) the symptom stands
+    unsure = model.Vote("worker_exception", 0.9, (("worker_exception", 0.9),), 0.5)
+    assert comb.combine(only, lambda: unsure, rules).root_cause == only.root_cause
+
+
+def test_policy_advisory_line_alone_never_turns_a_clean_log_failed(rules) -> None:
+    """anhvth/opensloth#17: a healthy two-rank run whose only lines are torch's exit warning "destroy_process_group()
+    was not called" (printed by failed runs too, so a model learns it beside their causes): a sure vote resting on
+    that line alone leaves the log clean; the same vote resting on another line still decides."""
+    log = CORPUS / "logs/gh-anhvth-opensloth-17/two_gpu_exit.log"
+    ev = collect([str(log)], rules)
+    d = decide(ev, rules)
+    assert d.verdict == "no_failure"
+    advisory = [line for line in features.doc_lines(ev.notable, ev.tail) if "destroy_process_group" in line.text]
+    assert advisory
+    on_advisory = model.Vote("cuda_oom", 0.98, (("cuda_oom", 0.98),), 0.5, tuple((1.0, x) for x in advisory))
+    assert comb.combine(d, lambda: on_advisory, rules).verdict == "no_failure"
+    other = CORPUS / "logs/gh-ray-project-ray-11179/fractional_cpu_actors.log"
+    ev2 = collect([str(other)], rules)
+    lines = tuple((1.0, x) for x in features.doc_lines(ev2.notable, ev2.tail))
+    assert lines
+    d2 = decide(ev2, rules)
+    assert d2.verdict == "no_failure"
+    stall = model.Vote("ray_scheduling_stall", 0.98, (("ray_scheduling_stall", 0.98),), 0.5, lines)
+    assert comb.combine(d2, lambda: stall, rules).root_cause == "ray_scheduling_stall"
 
 
 def test_policy_decisive_rule_is_final_and_weak_rule_is_corroborated(rules) -> None:

@@ -7,7 +7,8 @@ missing lines — and so that the model can never invent a failure:
 
 1. **No failure stays no failure unless the model is sure.** When the rules saw no error at all (verdict
    ``no_failure``: no rule matched and no error-level event), the model is asked, and its cause replaces
-   ``no_failure`` only at probability >= ``combine.NO_FAILURE_OVERRIDE`` (0.8), well above the usual bar. This is
+   ``no_failure`` only at probability >= ``combine.NO_FAILURE_OVERRIDE`` (0.8), well above the usual bar, and only
+   when some line it rests on is not an advisory healthy jobs print too (``tables.ADVISORY_LINES``). This is
    how a Ray memory-monitor report whose headline line is missing, or a syslog-mangled raylet OOM line, is still
    named. ``logsleuth eval`` reports the false-positive rate on ``no_failure`` logs for exactly this policy.
 2. **A decisive rule decides.** A *cause* rule of severity ``high``/``critical`` with confidence >= 0.8 is final
@@ -23,7 +24,7 @@ missing lines — and so that the model can never invent a failure:
      by noisy-OR, ``1-(1-c_rule)(1-p_model)`` (``method: rule+model``); an abstained rule that crosses the
      abstention bar this way becomes the verdict, with that rule's fix.
    - Only symptom rules fired (by the rules' own account the first failure is not in the log) and the model names
-     a non-collateral cause at probability >= ``combine.SYMPTOM_OVERRIDE`` (0.8): the model decides, and the
+     a non-collateral cause at probability >= ``combine.SYMPTOM_OVERRIDE`` (0.95): the model decides, and the
      symptoms stay listed as symptoms.
    - Otherwise, when the rules gave an answer (verdict ``failure``) and the model names another cause, the rules'
      answer stands and the model's cause is listed as a hypothesis: a rule matched a line that names its cause; the

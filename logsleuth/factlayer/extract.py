@@ -627,12 +627,9 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
     if ("minimum" in low or "below" in low or "underflow" in low) and _MIN_SCALE.search(text):
         out.append(NumericHealth(event=ev, what="min_loss_scale"))
     elif "loss" in low and "scale" in low and (m := _SCALE_METRIC.search(text)):
-        try:
-            scale: float | None = float(m["v"])
-        except ValueError:  # pragma: no cover - the pattern only captures numbers
-            scale = None
-        if scale is not None and scale < _SCALE_FLOOR:
-            out.append(NumericHealth(event=ev, what="min_loss_scale", scale=scale))
+        printed = float(m["v"])  # the pattern captures only decimal numbers
+        if printed < _SCALE_FLOOR:
+            out.append(NumericHealth(event=ev, what="min_loss_scale", scale=printed))
     if "skipped=" in text and (m := _DS_SKIPPED.search(text)):
         step, skipped = plausible.number(m["step"]), plausible.number(m["skipped"])
         if (

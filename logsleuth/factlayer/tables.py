@@ -134,9 +134,13 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # Also advisories that libraries print at ERROR level about a healthy job: Ray's core worker warns, for every actor
 # created with ``max_restarts > 0`` whose constructor arguments live in the object store, that a restart could fail
 # ("... has constructor arguments in the object store and max_restarts > 0 ...", ``src/ray/core_worker/
-# core_worker.cc``, ray-project/ray#53727) - Ray Train creates such actors in every healthy run.
+# core_worker.cc``, ray-project/ray#53727) - Ray Train creates such actors in every healthy run. And torch's exit
+# warning from ``ProcessGroupNCCL``'s destructor (``torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp``, torch >= 2.4:
+# "destroy_process_group() was not called before program exit, which can leak resources"), printed at the exit of
+# every process that did not tear its group down, healthy or not (anhvth/opensloth#17).
 ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
+    r"|destroy_process_group\(\) was not called before program exit"
 )
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
