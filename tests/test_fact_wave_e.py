@@ -58,18 +58,6 @@ def test_healthy_or_config_loss_scale_is_no_fact(line: str) -> None:
     assert _numeric(line) == []
 
 
-def test_fairseq_epoch_summary_with_collapsed_scale_is_divergence(tmp_path: Path) -> None:
-    """facebookresearch/fairseq#1529: the summary's loss is finite, the scale is at fairseq's 1e-4 floor."""
-    text = (
-        "| epoch 028 | loss 3.976 | nll_loss 2.204 | ppl 4.61 | wps 279460 | ups 3 | wpb 110529.673 | bsz 3780.211 | "
-        "num_updates 9165 | lr 0.000330319 | gnorm 0.635 | clip 0.000 | oom 0.000 | loss_scale 0.000 | wall 4043 | "
-        "train_wall 3606\n"
-        "| epoch 028 | valid on 'valid' subset | loss 9.329 | nll_loss 8.088 | ppl 272.04 | num_updates 9165 | "
-        "best_loss 9.11817\n"
-    )
-    assert _diagnose(tmp_path, text) == "training_divergence"
-
-
 # --- DeepSpeed: most steps skipped on overflow ----------------------------------------------------------------------
 def test_deepspeed_skipping_most_steps_is_divergence(tmp_path: Path) -> None:
     """huggingface/transformers#14531: step=2000, skipped=1995; the Trainer keeps printing a (finite) loss 0.0."""
@@ -106,12 +94,6 @@ _BARRIER = (
 )
 
 
-def test_log_ending_in_the_store_based_barrier_is_rendezvous_timeout(tmp_path: Path) -> None:
-    """huggingface/accelerate#1401: 1 of 8 ranks reached init_process_group's barrier; the log ends waiting."""
-    text = "".join(_BARRIER.format(s=s) for s in ("45,1", "55,2", "05,3"))
-    assert _diagnose(tmp_path, text) == "rendezvous_timeout"
-
-
 def test_barrier_wait_followed_by_training_is_not_a_failure(tmp_path: Path) -> None:
     """The same wait, then the barrier completes and training goes on (the log continues with a healthy run's lines,
     tatsu-lab/stanford_alpaca#243): slow ranks, not a stuck rendezvous."""
@@ -123,29 +105,43 @@ def test_barrier_wait_followed_by_training_is_not_a_failure(tmp_path: Path) -> N
     assert _diagnose(tmp_path, text) == "no_failure"
 
 
-def test_log_ending_in_nccl_connect_retries_is_network_config(tmp_path: Path) -> None:
-    """pytorch/pytorch#38702: rank 1's NCCL bootstrap connection keeps being refused until the log ends."""
-    text = "self.dist_backend: nccl\n" + (
-        "node-13:941227:943077 [0] NCCL INFO Call to connect returned Connection refused, retrying\n" * 3
-    )
-    assert _diagnose(tmp_path, text) == "nccl_network_config"
-
-
-def test_mlx5_error_completion_is_ib_transport(tmp_path: Path) -> None:
-    """OpenRLHF/OpenRLHF#621: rdma-core's mlx5 provider dumps an error CQE while weights are broadcast to vLLM."""
-    text = (
+# Each: (public thread, its machine-printed lines as the corpus keeps them, the cause they state)
+_LOGS = [
+    (  # fairseq's epoch summary: the loss is finite, the scale sits at fairseq's 1e-4 floor
+        "facebookresearch/fairseq#1529",
+        "| epoch 028 | loss 3.976 | nll_loss 2.204 | ppl 4.61 | wps 279460 | ups 3 | wpb 110529.673 | bsz 3780.211 | "
+        "num_updates 9165 | lr 0.000330319 | gnorm 0.635 | clip 0.000 | oom 0.000 | loss_scale 0.000 | wall 4043 | "
+        "train_wall 3606\n| epoch 028 | valid on 'valid' subset | loss 9.329 | nll_loss 8.088 | ppl 272.04 | "
+        "num_updates 9165 | best_loss 9.11817\n",
+        "training_divergence",
+    ),
+    (  # 1 of 8 ranks reached init_process_group's barrier; the log ends waiting
+        "huggingface/accelerate#1401",
+        "".join(_BARRIER.format(s=s) for s in ("45,1", "55,2", "05,3")),
+        "rendezvous_timeout",
+    ),
+    (  # rank 1's NCCL bootstrap connection keeps being refused until the log ends
+        "pytorch/pytorch#38702",
+        "self.dist_backend: nccl\n"
+        + "node-13:941227:943077 [0] NCCL INFO Call to connect returned Connection refused, retrying\n" * 3,
+        "nccl_network_config",
+    ),
+    (  # rdma-core's mlx5 provider dumps an error CQE while weights are broadcast to the vLLM engines
+        "OpenRLHF/OpenRLHF#621",
         "(LLMRayActor pid=90621, ip=10.1.0.2) update weight: model.embed_tokens.weight, dtype: torch.bfloat16, "
         "shape: torch.Size([152064, 5120])\n"
-        "(LLMRayActor pid=90738, ip=10.1.0.2) mlx5: host_unknown: got completion with error:\n"
-    )
-    assert _diagnose(tmp_path, text) == "ib_transport_error"
-
-
-# --- dlerror "undefined symbol" without the exception type ----------------------------------------------------------
-def test_bare_undefined_symbol_line_is_a_version_mismatch(tmp_path: Path) -> None:
-    """vllm-project/vllm#611: the dynamic loader's message for a torch-ABI symbol, pasted without "ImportError:"."""
-    text = (
+        "(LLMRayActor pid=90738, ip=10.1.0.2) mlx5: host_unknown: got completion with error:\n",
+        "ib_transport_error",
+    ),
+    (  # the dynamic loader's message for a torch-ABI symbol, pasted without "ImportError:"
+        "vllm-project/vllm#611",
         "/local_disk0/envs/pythonEnv/lib/python3.10/site-packages/vllm/activation_ops.cpython-310-x86_64-linux-gnu.so:"
-        " undefined symbol: _ZN3c106detail19maybe_wrap_dim_slowEllb\n"
-    )
-    assert _diagnose(tmp_path, text) == "library_version_mismatch"
+        " undefined symbol: _ZN3c106detail19maybe_wrap_dim_slowEllb\n",
+        "library_version_mismatch",
+    ),
+]
+
+
+@pytest.mark.parametrize(("thread", "text", "cause"), _LOGS, ids=[t for t, _, _ in _LOGS])
+def test_wave_e_fact_names_the_cause(thread: str, text: str, cause: str, tmp_path: Path) -> None:
+    assert _diagnose(tmp_path, text) == cause
