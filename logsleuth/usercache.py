@@ -130,6 +130,7 @@ def prune(root_dir: Path, current: Path, *, now: float | None = None) -> list[Pa
         return p.parent == current or (p.parent.parent == current and _TEMPLATES.fullmatch(p.parent.name) is not None)
 
     entries = [(p, st, mine(p)) for f in folders for p, st in _files(f)]
+    stale_folders = _stale_folders(root_dir, current, now)
     removed: list[Path] = []
 
     def used(st: os.stat_result) -> float:
@@ -156,28 +157,40 @@ def prune(root_dir: Path, current: Path, *, now: float | None = None) -> list[Pa
             break
         if now - used(st) > GRACE_S and remove(p):
             total -= st.st_size
-    _remove_empty_folders(root_dir, current)
+    _remove_if_empty(stale_folders)
     return removed
 
 
-def _remove_empty_folders(root_dir: Path, current: Path) -> None:
-    """Other versions' folders and templates folders, once empty; this version's stay (jinja2 writes into its
-    templates folder without creating it)."""
+def _stale_folders(root_dir: Path, current: Path, now: float) -> list[Path]:
+    """Other versions' folders and templates folders (inner ones first) in which nothing was added or removed for
+    ``STALE_S``: judged before pruning, because removing files moves a folder's mtime. A folder a process still
+    writes into (jinja2 writes into its templates folder without creating it) is never among them."""
+    out: list[Path] = []
     try:
         dirs = [Path(e.path) for e in os.scandir(root_dir) if e.is_dir(follow_symlinks=False)]
     except OSError:
-        return
+        return out
     for d in dirs:
         if d == current or (root_dir == current and _TEMPLATES.fullmatch(d.name)):
             continue
         if _VERSION_DIR.fullmatch(d.name):
-            inner = [p for p in d.iterdir() if p.is_dir() and _TEMPLATES.fullmatch(p.name)] if d.is_dir() else []
+            candidates = [p for p in d.iterdir() if p.is_dir() and _TEMPLATES.fullmatch(p.name)] + [d]
         elif _TEMPLATES.fullmatch(d.name):
-            inner = []
+            candidates = [d]
         else:
             continue
-        for sub in (*inner, d):
+        for c in candidates:
             try:
-                sub.rmdir()  # only when empty
+                if now - c.stat().st_mtime > STALE_S:
+                    out.append(c)
             except OSError:
-                pass
+                continue
+    return out
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    for d in folders:
+        try:
+            d.rmdir()  # only when empty
+        except OSError:
+            pass

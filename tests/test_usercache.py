@@ -56,10 +56,15 @@ def test_other_versions_and_flat_legacy_entries_go_once_stale(home: Path) -> Non
     recent_other = _file(root / "v0.0.8" / f"literals-{HEX24}.json", age_s=HOUR)  # maybe still in use elsewhere
     mine = _file(current / f"rules-{HEX24}.json", age_s=30 * 24 * HOUR)  # this version's: only the size bound
     foreign = _file(root / "notes.txt", age_s=30 * 24 * HOUR)  # not a name logsleuth writes
+    for folder in (old_tpl.parent, old_tpl.parent.parent, legacy_tpl.parent):  # nothing added for days
+        os.utime(folder, (time.time() - 2 * 24 * HOUR,) * 2)
+    busy_tpl = root / "v0.0.7" / f"templates-{HEX12}"  # empty, but a file was added or removed lately
+    busy_tpl.mkdir(parents=True)
     removed = usercache.prune(root, current)
     assert sorted(removed) == sorted([old_rules, old_tpl, legacy_db, legacy_tpl])
     assert recent_other.exists() and mine.exists() and foreign.exists()
-    assert not (root / "v0.0.9").exists() and not (root / f"templates-{HEX12}").exists()  # emptied folders go too
+    assert not (root / "v0.0.9").exists() and not legacy_tpl.parent.exists()  # stale folders, once empty, go too
+    assert busy_tpl.is_dir()  # a process of that version may still write there
 
 
 def test_past_the_size_bound_the_least_recently_used_go_first(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
