@@ -73,17 +73,31 @@ def fix_for(
     if rule_id is not None and rule_id in rules.by_id:
         spec = rules.by_id[rule_id].spec
         return render_fix(spec.fix, groups or {}, tuple(spec.references)), spec.severity
-    cands = [r.spec for r in rules.rules if r.spec.root_cause == root_cause and r.spec.role == "cause"]
-    cands.sort(key=lambda s: ("{{" in s.fix or "{%" in s.fix, -SEVERITY_RANK[s.severity], -s.priority, s.id))
+    # a cause rule's advice first; a cause only symptom rules name (peer_process_died) borrows theirs
+    cands = [r.spec for r in rules.rules if r.spec.root_cause == root_cause and r.spec.fix.strip()]
+    cands.sort(
+        key=lambda s: (s.role != "cause", "{{" in s.fix or "{%" in s.fix, -SEVERITY_RANK[s.severity], -s.priority, s.id)
+    )
     if not cands:
+        if root_cause in HANG_CAUSES:  # decided from facts (hang.decide), no rule of its own: the hang advice
+            from .hang import generic_fix
+
+            return _model_lead(root_cause, generic_fix(root_cause)), "high"
         return Fix(), None
     spec = cands[0]
-    generic = render_fix(spec.fix, {}, tuple(spec.references))
+    return _model_lead(root_cause, render_fix(spec.fix, {}, tuple(spec.references))), spec.severity
+
+
+HANG_CAUSES = ("silent_hang", "collective_timeout", "collective_mismatch")
+
+
+def _model_lead(root_cause: str, generic: Fix) -> Fix:
+    """``generic`` advice introduced as what it is: the classifier named the cause, no rule matched its line."""
     lead = (
         f"No rule matched the decisive line; the classifier names {root_cause} "
         f"({taxonomy_title(root_cause)}). Generic advice for this cause: "
     )
-    return Fix(lead + generic.summary, generic.steps, generic.references), spec.severity
+    return Fix(lead + generic.summary, generic.steps, generic.references)
 
 
 def _hyps(first: Hypothesis, rest: tuple[Hypothesis, ...], vote: Vote | None) -> tuple[Hypothesis, ...]:

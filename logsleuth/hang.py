@@ -152,11 +152,14 @@ def culprit_line(culprit: dict[str, object]) -> str:
 
 
 def _fix(root: str, culprit: dict[str, object], old: Fix) -> Fix:
-    ranks = _ranks_text(culprit) or "?"
+    """The fix for a hang/mismatch naming the culprit rank(s); with no culprit (``generic_fix``: the classifier
+    named the cause and no dump or progress line names a rank) the same advice about "the rank that stopped"."""
+    ranks = _ranks_text(culprit)
+    who = f"rank {ranks}" if ranks else "the rank whose output stopped first (compare each rank's last lines)"
     steps = [
-        f"Look at rank {ranks} first: it is the culprit; the ranks that timed out were waiting for it.",
-        f"While it hangs, `py-spy dump --pid <pid of rank {ranks}>` shows where it is stuck (data loading, I/O, "
-        "a host-side sync, a code path only some ranks take).",
+        f"Look at {who} first: it is the culprit; the ranks that timed out were waiting for it.",
+        f"While it hangs, `py-spy dump --pid <pid of {f'rank {ranks}' if ranks else 'that rank'}>` shows where it "
+        "is stuck (data loading, I/O, a host-side sync, a code path only some ranks take).",
     ]
     if root == "collective_mismatch":
         steps = [
@@ -175,16 +178,23 @@ def _fix(root: str, culprit: dict[str, object], old: Fix) -> Fix:
             "Set a process-group timeout (init_process_group(timeout=...)) so the watchdog reports the "
             "stuck collective instead of the job hanging until it is killed."
         )
+    who = f"Rank {ranks}" if ranks else "One rank"
     summary = {
-        "collective_mismatch": f"Rank {ranks} issued a different collective than the others.",
-        "silent_hang": f"The job stopped making progress; rank {ranks} went silent first.",
-    }.get(root, f"Rank {ranks} stopped; the other ranks timed out waiting for it.")
+        "collective_mismatch": f"{who} issued a different collective than the others.",
+        "silent_hang": f"The job stopped making progress; {who[0].lower() + who[1:]} went silent first.",
+    }.get(root, f"{who} stopped; the other ranks timed out waiting for it.")
     refs = tuple(dict.fromkeys((*old.references, FR_DOCS, NCCL_ENV_DOCS)))
     return Fix(
         summary=summary + (" " + old.summary if old.summary and root != "silent_hang" else ""),
         steps=tuple(steps) + old.steps,
         references=refs,
     )
+
+
+def generic_fix(root: str) -> Fix:
+    """Advice for ``silent_hang``/``collective_timeout``/``collective_mismatch`` when no culprit rank is known (the
+    classifier named the cause; ``combine.fix_for`` uses it when no rule of the cause has a fix to borrow)."""
+    return _fix(root, {}, Fix())
 
 
 def decide(

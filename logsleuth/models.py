@@ -145,6 +145,37 @@ class Culprit(Model):
     last_progress: list[RankProgress] = Field(default_factory=list)
 
 
+class ChainedException(Model):
+    """One traceback of a chain CPython printed ("The above exception was the direct cause of the following
+    exception:", "During handling of the above exception, another exception occurred:")."""
+
+    type: str = Field(description="the exception's type as printed (FileNotFoundError, torch.OutOfMemoryError)")
+    message: str = Field(description="its message (first 500 characters); '' when only its type is known")
+    innermost: str | None = Field(default=None, description="innermost frame 'file:line in func', or null")
+    path: str | None = Field(default=None, description="file it was printed in; null when only its type is known")
+    line: int | None = Field(default=None, ge=0, description="1-based line its traceback starts on, or null")
+
+
+class ExceptionOut(Model):
+    """The exception printed at the first failure and the chain it belongs to (``factlayer.reason``)."""
+
+    type: str = Field(description="the exception's type as printed")
+    message: str
+    innermost: str | None = Field(default=None, description="innermost frame 'file:line in func', or null")
+    path: str
+    line: int = Field(ge=0)
+    user_code: bool = Field(description="the innermost frame is the user's code (not site-packages or stdlib)")
+    caused_by: str | None = Field(
+        default=None,
+        description="the type of the exception it was raised from or while handling (a chained traceback), or null",
+    )
+    chain: list[ChainedException] = Field(
+        default_factory=list,
+        description="every exception of its chain, first cause first, last raised last (this one included); one "
+        "item when it is not chained",
+    )
+
+
 class RankSummary(Model):
     """Which ranks/hosts reported (``pipeline._rank_summary``); empty lists when the log names no rank."""
 
@@ -217,6 +248,10 @@ class DiagnosisDoc(Model):
     ranks: RankSummary = Field(default_factory=RankSummary)
     culprit: Culprit | None = Field(
         default=None, description="hangs/mismatches: the rank(s) that caused it; null when none is named"
+    )
+    exception: ExceptionOut | None = Field(
+        default=None,
+        description="the exception printed at first_failure with its chained causes; null when none is printed there",
     )
     stats: Stats
 

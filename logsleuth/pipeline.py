@@ -18,7 +18,7 @@ from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact
-from .factlayer.reason import FactStream, crash_library, sibling_terminations
+from .factlayer.reason import FactStream, crash_library, exception_summary, sibling_terminations
 from .factlayer.tables import ADVISORY_LINES
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
@@ -528,7 +528,9 @@ def decide(
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
-    return _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
+    diag = _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
+    # the exception at the first failure with its chained causes ("The above exception was the direct cause...")
+    return dataclasses.replace(diag, exception=exception_summary(evidence.facts, diag.first_failure))
 
 
 def _name_crash_library(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

@@ -10,7 +10,9 @@ import functools
 import hashlib
 import json
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import regex
@@ -132,19 +134,34 @@ def _unexplained_item(e: Event) -> dict[str, Any]:
     return dict(_event(e), id=None, rule_id=None, role=None, confidence=None)
 
 
-RANK_KEYS: dict[str, Any] = {  # every key of "ranks", with its value when the log says nothing
-    "world_size": None,
-    "seen": [],
-    "hosts": [],
-    "with_errors": [],
-    "missing": [],
-    "silent_before_failure": [],
-    "last_seen": {},
-    "progress": {},
-    "silent_first": None,
-    "counts": {},
-    "ranges": {},
-}
+def _none() -> None:
+    return None
+
+
+# every key of "ranks", with a factory for its value when the log says nothing: factories, not values, so that no two
+# reports share (and a caller who edits one report's lists edits no other's) one default list or dict; read-only
+RANK_KEYS: Mapping[str, Callable[[], Any]] = MappingProxyType(
+    {
+        "world_size": _none,
+        "seen": list,
+        "hosts": list,
+        "with_errors": list,
+        "missing": list,
+        "silent_before_failure": list,
+        "last_seen": dict,
+        "progress": dict,
+        "silent_first": _none,
+        "counts": dict,
+        "ranges": dict,
+    }
+)
+
+
+def _exception(exc: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``Diagnosis.exception`` as the JSON ``exception`` object (a copy: the chain's items too), or None."""
+    if not exc:
+        return None
+    return dict(exc, chain=[dict(c) for c in exc.get("chain") or []])
 
 
 def to_dict(d: Diagnosis) -> dict[str, Any]:
@@ -180,8 +197,9 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "unexplained": [_event(e) for e in d.unexplained],
         "fix": {"summary": d.fix.summary, "steps": list(d.fix.steps), "references": list(d.fix.references)},
         "versions": dict(d.versions),
-        "ranks": {k: d.ranks.get(k, v) for k, v in RANK_KEYS.items()},
+        "ranks": {k: d.ranks[k] if k in d.ranks else default() for k, default in RANK_KEYS.items()},
         "culprit": dict(d.culprit) or None,
+        "exception": _exception(d.exception),
         "stats": dict(d.stats),
     }
 

@@ -142,6 +142,9 @@ class Diagnosis:
         culprit: the rank(s) that caused a hang or mismatch, not the waiters (``hang.culprit_fields``): ``ranks``,
             ``source`` (``flight_recorder`` | ``progress``), ``process_group``, ``collective``, ``waiters``,
             ``confidence``, ``detail``; empty when neither dumps nor per-rank progress name one.
+        exception: the exception printed at ``first_failure`` with its chained causes
+            (``factlayer.reason.exception_summary``: ``type``, ``message``, ``innermost``, ``user_code``, ``path``,
+            ``line``, ``caused_by``, ``chain``); empty when the first failure is not an exception.
     """
 
     verdict: str
@@ -162,3 +165,4 @@ class Diagnosis:
     versions: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     ranks: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     culprit: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    exception: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)

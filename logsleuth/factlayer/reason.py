@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -104,6 +105,67 @@ class ExceptionChain:
 
 def _same_process(a: Event, b: Event) -> bool:
     return a.path == b.path and a.rank == b.rank and a.pid == b.pid
+
+
+# a cause's traceback ends, then a blank line, the separator, a blank line and "Traceback (most recent call last):"
+_CHAIN_SPAN = 2 * CHAIN_GAP_LINES + 2
+
+
+def _linked(cause: ExceptionFact, f: ExceptionFact) -> bool:
+    """Whether ``f`` was raised from ``cause`` as ``ExceptionChain.link`` linked them: same process, ``f`` names
+    ``cause``'s type as its cause and starts right after it."""
+    return (
+        f.caused_by == cause.type
+        and _same_process(cause.event, f.event)
+        and 0 < f.event.line - cause.event.end_line <= _CHAIN_SPAN
+    )
+
+
+def exception_chain(facts: Sequence[Fact], at: Event) -> list[ExceptionFact]:
+    """The chained tracebacks ``at`` belongs to, first cause first, last raised last (CPython prints them in that
+    order): the exception printed in ``at`` (the first of its exception facts), the exceptions it was raised from and
+    those raised while handling it or from it. One item when ``at``'s exception is not chained; empty when ``at``
+    holds no exception. A cause printed inside ``at``'s own text (one parsed event) is not a separate fact: it shows
+    only as the first item's ``caused_by``."""
+    exc = [f for f in facts if isinstance(f, ExceptionFact)]
+    end_line = max(at.end_line, at.line)
+    i = next((k for k, f in enumerate(exc) if f.event.path == at.path and at.line <= f.event.line <= end_line), None)
+    if i is None:
+        return []
+    start = end = i
+    while start > 0 and _linked(exc[start - 1], exc[start]):
+        start -= 1
+    while end + 1 < len(exc) and _linked(exc[end], exc[end + 1]):
+        end += 1
+    return exc[start : end + 1]
+
+
+def exception_summary(facts: Sequence[Fact], at: Event | None) -> dict[str, Any]:
+    """The exception at ``at`` (a diagnosis' first failure) for reports (JSON ``exception``): ``type``, ``message``,
+    ``innermost`` frame, ``user_code``, ``path``/``line``, ``caused_by`` (the type it was raised from, or None) and
+    ``chain`` (``exception_chain`` as ``{type, message, innermost, path, line}``, first cause first); {} when
+    ``at`` is None or holds no exception."""
+    if at is None:
+        return {}
+    chain = exception_chain(facts, at)
+    if not chain:
+        return {}
+    end_line = max(at.end_line, at.line)
+    f = next(c for c in chain if c.event.path == at.path and at.line <= c.event.line <= end_line)
+
+    def item(c: ExceptionFact) -> dict[str, Any]:
+        return {
+            "type": c.type,
+            "message": c.message,
+            "innermost": c.innermost or None,
+            "path": c.event.path,
+            "line": c.event.line,
+        }
+
+    items = [item(c) for c in chain]
+    if chain[0].caused_by:  # the cause was printed in the same event: its type is all that is known
+        items.insert(0, {"type": chain[0].caused_by, "message": "", "innermost": None, "path": None, "line": None})
+    return dict(item(f), user_code=f.user_code, caused_by=f.caused_by or None, chain=items)
 
 
 def known_bad_pair(message: str, versions: dict[str, str]) -> str:

@@ -1,5 +1,7 @@
 """Prefixes that launchers and loggers put in front of a message: timestamps, ``[rank3]:``, ``[default3]:``,
-Ray's ``(ActorName pid=123, ip=10.0.0.1)``. Stripped repeatedly, outermost first.
+Ray's ``(ActorName pid=123, ip=10.0.0.1)``, Open MPI's ``--tag-output`` ``[1,3]<stderr>:``, Slurm's ``srun --label``
+``3: `` and pdsh's ``host: `` (also DeepSpeed's multi-node launcher, which runs pdsh). Stripped repeatedly, outermost
+first; a launcher's prefix is only taken as the outermost one.
 """
 
 from __future__ import annotations
@@ -33,6 +35,20 @@ _RAY = regex.compile(
     r"(?:pid=(?P<pid>\d+))?(?:,?\s*ip=(?P<ip>[0-9a-fA-F.:]+))?(?:[ ,][^()]*)?\) ?"
 )
 _RAY_NAMES = frozenset({"raylet", "autoscaler", "gcs_server", "monitor", "dashboard", "log_monitor"})
+# Open MPI ``mpirun --tag-output`` (also horovodrun): "[<jobid>,<rank>]<stdout>:" (orte/mca/iof/base/iof_base_output.c
+# ``[%s,%d]<%s>:``; PRRTE/Open MPI 5 prints the same tag); the rank is the MPI_COMM_WORLD rank
+_MPI = regex.compile(r"\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr|stddiag)>: ?")
+# Slurm ``srun --label``: "%*d: " (the task id right-aligned to the widest id, ``_build_label`` in Slurm's
+# src/api/step_io.c); a heterogeneous job's "P<n> <task>: ". The task id is SLURM_PROCID, the global rank when each
+# task is one rank.
+_SLURM_LABEL = regex.compile(r" *(?:P\d+ +)?(?P<task>\d{1,6}): ")
+# pdsh (and DeepSpeed's PDSHRunner, which runs it) puts "<host>: " before each remote line. Taken only when the word
+# looks like a host: an IPv4 address, or letters/digits/hyphens/dots holding a digit and no underscore (RFC 952
+# host names have none; config keys like ``fp16_opt_level`` do), e.g. "gpu003: ", "worker-1: ", "10.0.0.7: ".
+_PDSH = regex.compile(r"(?P<host>(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9.-]*): (?=\S|  )")
+# words a process (not pdsh) puts before ": " that look like a host: "python3: can't open file", dtype keys; Slurm's
+# own "slurmstepd-<node>: error: ..." is left whole (facts read it)
+_NOT_HOSTS = frozenset({"fp16", "bf16", "fp32", "fp8", "int8", "int4", "tf32", "python2", "python3"})
 # "[repeated 7x across cluster]" (Ray log deduplication) at the end of a line
 REPEATED = regex.compile(r"\s*\[repeated (?P<n>\d+)x across cluster\]\s*$")
 
@@ -60,6 +76,28 @@ def strip(text: str) -> tuple[Prefix, str]:
     """
     pre = Prefix()
     body = text
+    # a launcher's tag is outermost: "[1,3]<stderr>:", "3: ", "gpu003: " (cheap tests first: most lines have none)
+    c = body[:1]
+    if c == "[":
+        if body[1:2].isdigit() and "]<" in body[:16]:
+            m = _MPI.match(body)
+            if m:
+                pre.rank = plausible.rank(m["rank"])
+                body = body[m.end() :]
+    elif c:
+        i = body.find(": ", 1, 72)
+        if i > 0:
+            word = body[:i]
+            if c == " " or c.isdigit() or c == "P":
+                w = word.lstrip()
+                if (w.isdigit() or (c == "P" and w[1:2].isdigit())) and (m := _SLURM_LABEL.match(body)):
+                    pre.rank = plausible.rank(m["task"])
+                    body = body[m.end() :]
+            if body is text and c.isalnum() and " " not in word and (m := _PDSH.match(body)):
+                host = m["host"]
+                if host.lower() not in _NOT_HOSTS and not host.startswith("slurmstepd"):
+                    pre.host = host
+                    body = body[m.end() :]
     for _ in range(5):
         if not body:
             break
