@@ -36,6 +36,8 @@ GATE: tuple[str, ...] = (
     r"SIG[A-Z]+",
     r"(?i:exit ?code)",
     r"NVRM",
+    r"NCCL_CUMEM_ENABLE",
+    r"via P2P/(?:CUMEM|MNNVL|IPC)",
     r"fallen off",
     r"ECC",
     r"AER:",

@@ -22,6 +22,7 @@ from .kinds import (
     Fact,
     GpuHardware,
     NativeFrame,
+    NcclCuMem,
     NcclWarning,
     NumericHealth,
     ProcessExit,
@@ -123,6 +124,18 @@ _NCCL_RESULT = regex.compile(
     r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
     r"RemoteError|InProgress))\b"
 )
+# Which allocator a process's NCCL uses for its buffers (``NcclCuMem``), as three sources print it:
+# - NCCL itself, reading the variable (``NCCL_PARAM`` -> ``ncclLoadParam``, src/misc/param.cc: "%s set by environment
+#   to %lld."): ``host:pid:tid [0] NCCL INFO NCCL_CUMEM_ENABLE set by environment to 0.``
+# - vLLM at import (vllm/env_override.py, vLLM 0.9-0.10.1): it sets 0 silently, or, when the environment already holds
+#   a value, keeps it and prints it: "NCCL_CUMEM_ENABLE is set to %s, skipping override. This may increase memory
+#   overhead with cudagraph+allreduce: ..."; earlier vLLM >= 0.4.3 set 0 silently (vllm/worker/worker_base.py, cited by
+#   https://github.com/NovaSky-AI/SkyRL/pull/143)
+# - the P2P transport NCCL chose per channel (src/transport/p2p.cc ``p2pSendSetup``/``p2pRecvSetup``: "Channel %02d/%01d
+#   : %d[%d] -> %d[%d] via P2P/%s%s%s" with CUMEM or MNNVL when ``ncclCuMemEnable()``, "via P2P/IPC%s%s" otherwise)
+_CUMEM_ENV = regex.compile(r"NCCL_CUMEM_ENABLE set by environment to (?P<v>-?\d+)")
+_CUMEM_VLLM = regex.compile(r"NCCL_CUMEM_ENABLE is set to (?P<v>-?\d+), skipping override")
+_CUMEM_CHANNEL = regex.compile(r"\bvia P2P/(?P<t>CUMEM|MNNVL|IPC)\b")
 _XID = regex.compile(r"NVRM: Xid \((?:PCI:)?(?P<dev>[0-9A-Fa-f:.]+)\): (?P<xid>\d+)")
 _FALLEN = regex.compile(r"(?i:GPU has fallen off the bus)|fallen off the bus")
 _ECC = regex.compile(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
@@ -214,6 +227,8 @@ _CS_WORDS = (
     "AER:",
     "NVRM",
     "NCCL WARN",
+    "NCCL_CUMEM_ENABLE",
+    "via P2P/",
     "CUDA",
     "Cuda",
     "cudaError",
@@ -290,6 +305,7 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
     _exits(ev, text, out)
     _exceptions(ev, text, out)
     _device(ev, text, out)
+    _cumem(text, ev, out)
     _signals(ev, text, out)
     _numeric(text, ev, out)
     _frames(ev, text, out)
@@ -489,6 +505,19 @@ def _chained_cause(text: str) -> str:
             m = _EXC_LINE.match(regex.sub(r"^\[[^\]]*\]:?\s*", "", head))
             return m["type"] if m else ""
     return ""
+
+
+def _cumem(text: str, ev: Event, out: list[Fact]) -> None:
+    """``NcclCuMem`` from a line that states one process's cuMem setting (``_CUMEM_*``); values other than 0/1
+    (NCCL's -2 = auto-detect) state nothing."""
+    if "NCCL_CUMEM_ENABLE" in text:
+        for pat, by in ((_CUMEM_ENV, "nccl_env"), (_CUMEM_VLLM, "vllm_override")):
+            m = pat.search(text)
+            if m and m["v"] in ("0", "1"):
+                out.append(NcclCuMem(event=ev, enabled=m["v"] == "1", said_by=by))
+                return
+    elif "via P2P/" in text and (m := _CUMEM_CHANNEL.search(text)):
+        out.append(NcclCuMem(event=ev, enabled=m["t"] != "IPC", said_by="p2p_channel"))
 
 
 def _device(ev: Event, text: str, out: list[Fact]) -> None:

@@ -249,6 +249,47 @@ class NativeFrame(Fact):
     index: int | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NcclCuMem(Fact):
+    """Whether one process's NCCL allocates its buffers with CUDA cuMem (``NCCL_CUMEM_ENABLE``), as a line states it.
+
+    A P2P connection imports the peer's buffer with the peer's handle type: cuMem (``cuMemImportFromShareableHandle``)
+    or legacy CUDA IPC (``cudaIpcOpenMemHandle``, NCCL ``src/transport/p2p.cc``), so two processes of one communicator
+    that disagree fail there (https://github.com/NVIDIA-NeMo/RL/issues/564).
+
+    Attributes:
+        enabled: True when the line says cuMem is on for this process, False when off.
+        said_by: ``nccl_env`` (NCCL's own print of the variable: ``NCCL_CUMEM_ENABLE set by environment to 0.``,
+            ``src/misc/param.cc``), ``vllm_override`` (vLLM's ``vllm/env_override.py``, which sets it to 0 unless the
+            environment already holds a value and then prints that value: "NCCL_CUMEM_ENABLE is set to 0, skipping
+            override"), or ``p2p_channel`` (the transport NCCL chose for a channel, ``via
+            P2P/CUMEM`` | ``P2P/MNNVL`` = on, ``via P2P/IPC`` = off: ``p2pSendSetup``/``p2pRecvSetup`` in
+            ``src/transport/p2p.cc``).
+    """
+
+    KIND: ClassVar[str] = "nccl_cumem"
+    enabled: bool
+    said_by: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CuMemMismatch(Fact):
+    """An NCCL failure in a job whose processes said opposite things about cuMem before it (``reason.CuMemSides``):
+    the communicator that failed may span a process with cuMem on and one with it off (trainer vs vLLM in an RL
+    weight-sync group; vLLM >= 0.4.3, <= 0.10.1.1 forced ``NCCL_CUMEM_ENABLE=0``, https://github.com/vllm-project/vllm/pull/24141).
+
+    Attributes:
+        off_by: how the cuMem-off side said so (``NcclCuMem.said_by``) and where (``host:pid``, or the file's rank).
+        on_by: the same for the cuMem-on side.
+        failure: what failed on this line (``nccl_warning`` | ``exception``).
+    """
+
+    KIND: ClassVar[str] = "cumem_mismatch"
+    off_by: str
+    on_by: str
+    failure: str
+
+
 KINDS: dict[str, type[Fact]] = {
     c.KIND: c
     for c in (
@@ -261,5 +302,7 @@ KINDS: dict[str, type[Fact]] = {
         SchedulerVerdict,
         NumericHealth,
         NativeFrame,
+        NcclCuMem,
+        CuMemMismatch,
     )
 }

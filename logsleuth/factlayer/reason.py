@@ -21,7 +21,18 @@ from packaging.version import InvalidVersion, Version
 from ..types import Event
 from . import tables
 from .extract import CAUSE_SPLIT, facts_of
-from .kinds import ExceptionFact, Fact, NativeFrame, NumericHealth, ProcessExit, SchedulerVerdict, SignalFact
+from .kinds import (
+    CuMemMismatch,
+    ExceptionFact,
+    Fact,
+    NativeFrame,
+    NcclCuMem,
+    NcclWarning,
+    NumericHealth,
+    ProcessExit,
+    SchedulerVerdict,
+    SignalFact,
+)
 
 # the frames that catch, report or throw rather than crash: libc/libpthread (signal trampolines, abort), the C++
 # runtime, the dynamic loader, CPython's own runtime, c10's exception helpers (``c10::Error``, ``torchCheckFail``)
@@ -203,20 +214,95 @@ class OverflowRun:
         return out
 
 
+# An NCCL failure that a cuMem disagreement explains: the P2P import of a peer's buffer fails inside CUDA ("Cuda
+# failure 1 'invalid argument'" from src/transport/p2p.cc, proxy.cc or include/alloc.h; "failed to open CUDA IPC
+# handle" on the legacy path), which NCCL returns as ncclUnhandledCudaError / ncclSystemError and torch or vLLM's
+# pynccl wrapper raise as "NCCL error: unhandled cuda error" / "unhandled system error"
+# (https://github.com/NVIDIA-NeMo/RL/issues/564, https://github.com/vllm-project/vllm/issues/5477).
+_CUMEM_FAILURE_WORDS = ("Cuda failure", "failed to open CUDA IPC handle")
+_CUMEM_FAILURE_MESSAGE = regex.compile(r"unhandled (?:cuda|system) error|ncclUnhandledCudaError|ncclSystemError")
+
+
+def _process(ev: Event) -> str:
+    """Where a line places its process, for naming the two sides: ``host:pid``, else the file and rank."""
+    if ev.pid is not None:
+        return f"{ev.host or ev.path}:{ev.pid}"
+    return f"{ev.path} rank {ev.rank}" if ev.rank is not None else ev.path
+
+
+@dataclass
+class CuMemSides:
+    """What the job's processes said about cuMem so far (``NcclCuMem``), and the ``CuMemMismatch`` of an NCCL failure
+    once both settings were stated by different processes. Each process's first statement of each setting is kept
+    (a job prints one channel line per channel and peer: the rest repeat it)."""
+
+    seen: dict[tuple[str, bool], NcclCuMem] = field(default_factory=dict)  # (process, enabled) -> first statement
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts`` without repeated ``NcclCuMem`` statements, plus a ``CuMemMismatch`` when ``ev`` is an NCCL
+        failure and processes disagreed before it."""
+        out: list[Fact] = []
+        failure = ""
+        for f in facts:
+            if isinstance(f, NcclCuMem):
+                key = (_process(f.event), f.enabled)
+                if key in self.seen:
+                    continue
+                self.seen[key] = f
+            elif not failure:
+                failure = _cumem_failure(f)
+            out.append(f)
+        if failure:
+            sides = self.disagreement()
+            if sides is not None:
+                off, on = sides
+                out.append(
+                    CuMemMismatch(
+                        event=ev,
+                        off_by=f"{off.said_by} ({_process(off.event)})",
+                        on_by=f"{on.said_by} ({_process(on.event)})",
+                        failure=failure,
+                    )
+                )
+        return out
+
+    def disagreement(self) -> tuple[NcclCuMem, NcclCuMem] | None:
+        """The first cuMem-off and cuMem-on statements by two different processes, or None."""
+        offs = [f for (_, on), f in self.seen.items() if not on]
+        ons = [f for (_, on), f in self.seen.items() if on]
+        for off in offs:
+            for on in ons:
+                if _process(off.event) != _process(on.event):
+                    return off, on
+        return None
+
+
+def _cumem_failure(f: Fact) -> str:
+    """The kind of ``f`` when it is an NCCL failure a cuMem disagreement can explain (``_CUMEM_FAILURE_*``), else ""."""
+    text = f.event.text
+    if isinstance(f, NcclWarning) and any(w in text for w in _CUMEM_FAILURE_WORDS):
+        return "nccl_warning"
+    if isinstance(f, ExceptionFact) and _CUMEM_FAILURE_MESSAGE.search(f.message or text):
+        return "exception"
+    return ""
+
+
 @dataclass
 class FactStream:
     """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
     exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
-    consecutive overflow skips, ``OverflowRun``)."""
+    consecutive overflow skips, ``OverflowRun``; an NCCL failure after processes disagreed on cuMem, ``CuMemSides``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
+    cumem: CuMemSides = field(default_factory=CuMemSides)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.chain.link(ev, facts_of(ev))
         if facts:
             facts = self.overflows.see(ev, facts)
+            facts = self.cumem.see(ev, facts)
         if not versions or not facts:
             return facts
         out: list[Fact] = []
