@@ -303,7 +303,10 @@ KNOWN_BAD_VERSIONS: tuple[KnownBad, ...] = (
         (("flash_attn", ">=2.8.0,<2.8.3"), ("torch", ">=2.6.0a0,<2.7")),
         r"undefined symbol: _ZN3c105ErrorC2",
         "pip install flash-attn==2.7.4.post1 (reported working with torch 2.6), or build flash-attn against this torch",
-        ("https://github.com/huggingface/open-r1/issues/684", "https://github.com/Dao-AILab/flash-attention/issues/1783"),
+        (
+            "https://github.com/huggingface/open-r1/issues/684",
+            "https://github.com/Dao-AILab/flash-attention/issues/1783",
+        ),
     ),
     # torch 2.4 renamed ``log`` to ``logger`` in torch/distributed/elastic/agent/server/api.py (pytorch commit
     # b6201a60); DeepSpeed's elastic_agent.py imported ``log`` until deepspeedai/DeepSpeed#5346 (merged after 0.14.0):
