@@ -217,15 +217,31 @@ def prepare(
     return redact(data, hosts, secrets=redact_secrets)
 
 
+def _bytecode_cache(folder: str) -> Any:
+    """jinja2's ``FileSystemBytecodeCache`` that never fails a render: a cache it cannot write (a full disk, its
+    folder pruned meanwhile by another logsleuth process: ``usercache.prune``) only means compiling again."""
+    from jinja2 import FileSystemBytecodeCache
+    from jinja2.bccache import Bucket
+
+    class _Tolerant(FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket: Bucket) -> None:
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    return _Tolerant(folder)
+
+
 @functools.lru_cache(maxsize=8)
 def _environment(template_dir: str | None) -> Environment:
     """One jinja2 environment per template directory: templates compile once per process, not once per render
     (jinja2 caches compiled templates per environment and reloads a file only when its mtime changes). Compiled
     templates are also kept across processes in jinja2's bytecode cache under ``rules.native.cache_dir()``
     (keyed by template name and source checksum): compiling ``text.j2`` costs ~25 ms, loading it ~1 ms."""
-    from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-    from .rules.native import cache_dir
+    from .usercache import cache_dir
 
     dirs = [template_dir] if template_dir else []
     dirs.append(str(builtin_reports_dir()))
@@ -237,7 +253,7 @@ def _environment(template_dir: str | None) -> Environment:
     try:
         bytecode.mkdir(parents=True, exist_ok=True)
         if os.access(bytecode, os.W_OK):  # else (a read-only home) compile every time
-            cache = FileSystemBytecodeCache(str(bytecode))
+            cache = _bytecode_cache(str(bytecode))
     except OSError:
         pass
     return Environment(

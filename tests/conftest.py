@@ -24,6 +24,15 @@ def rules():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_regex_budget(request: pytest.FixtureRequest) -> None:
+    """The session's shared ``rules`` start every test with a fresh per-job regex budget (``RuleSet.begin_job``):
+    a test that matches events directly (not through ``collect``, which starts one per job) would otherwise spend
+    what earlier tests left, and a pattern switched off mid-session changes later tests' answers."""
+    if "rules" in request.fixturenames:
+        request.getfixturevalue("rules").begin_job()
+
+
+@pytest.fixture(autouse=True)
 def _grouped_cv_only_in_slow_tests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 15: the classifier's grouped cross-validation (``classify.evaluate.evaluate``) runs only in tests marked
     ``slow``, so ``-m 'not slow'`` stays a quick run. ``evaluate`` calls ``ecosystem_groups`` once per run whatever

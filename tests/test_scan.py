@@ -304,6 +304,26 @@ def test_ctrl_c_stops_the_workers_and_leaves_no_output(tmp_path: Path) -> None:
     assert len(cache.read_text().splitlines()) == 3  # the finished jobs, ready for the resumed scan
 
 
+def test_ctrl_c_never_leaves_the_exit_hook_racing_a_pool_still_winding_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``scan.local._terminate`` under a load where the pool's manager thread cannot finish in time (the wait set to
+    0 s here): its wake-up pipe leaves the table Python 3.11's exit hook writes to without a lock, so the exit can
+    never print "Bad file descriptor" with a traceback however slow the machine; the thread still finishes."""
+    import concurrent.futures.process as cfp
+    import multiprocessing
+
+    from logsleuth.scan import local
+
+    monkeypatch.setattr(local, "TERMINATE_WAIT_S", 0.0)
+    pool = cfp.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    pool.submit(time.sleep, 60)
+    manager = pool._executor_manager_thread
+    assert manager is not None and manager in cfp._threads_wakeups
+    local._terminate(pool)
+    assert not manager.is_alive() or manager not in cfp._threads_wakeups
+    manager.join(timeout=60)
+    assert not manager.is_alive()
+
+
 def test_fifos_and_sockets_in_an_archive_are_not_jobs(tmp_path: Path) -> None:
     _write(tmp_path / "a" / "train.log", OOM)
     os.mkfifo(tmp_path / "a" / "pipe.log")

@@ -22,18 +22,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..usercache import cache_dir  # where callers have always found it (rules.native.cache_dir)
+
 FORMAT = 1
 _BAD_TEXT = frozenset("\x1c\x1d\x1e\x1f")
-
-
-def cache_dir() -> Path:
-    """Where logsleuth caches compiled rules: ``$LOGSLEUTH_CACHE_DIR``, else ``$XDG_CACHE_HOME/logsleuth``, else
-    ``~/.cache/logsleuth``."""
-    env = os.environ.get("LOGSLEUTH_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "logsleuth"
 
 
 def available() -> bool:

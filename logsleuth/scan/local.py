@@ -19,6 +19,7 @@ _INHERITED: dict[str, Any] = {}  # set just before forking: a forked worker find
 # a batch (one task) holds at most this many bytes on disk: large jobs go alone, and no worker is left with the
 # last long batch while the other idles (~1 s of analysis at a few MB/s)
 BATCH_BYTES = 4 << 20
+TERMINATE_WAIT_S = 10.0  # how long Ctrl-C waits for the pool to wind down before escalating (``_terminate``)
 
 
 def _worker_init(rules_blob: bytes | None, model: bool, max_job_bytes: int | None) -> None:
@@ -158,10 +159,18 @@ def _run_local(
 
 
 def _terminate(pool: Any) -> None:
-    """Stop a process pool now (Ctrl-C): cancel what is queued, kill the workers, and wait (10 s at most) for the
-    pool's manager thread to wind down. Without that wait, the exit hook of Python 3.11's
-    ``concurrent.futures.process`` (``_python_exit``) can write to the wake-up pipe that thread is closing, and
-    print "OSError: [Errno 9] Bad file descriptor" with a traceback after our one-line message (seen once in CI)."""
+    """Stop a process pool now (Ctrl-C): cancel what is queued, stop the workers, and let the pool's manager thread
+    wind down before this process exits.
+
+    Python 3.11's exit hook for ``concurrent.futures.process`` (``_python_exit``) writes to each live manager
+    thread's wake-up pipe without the lock that thread takes to close it: if the thread is still closing the pool
+    when the interpreter exits, that write prints "OSError: [Errno 9] Bad file descriptor" with a traceback after our
+    one-line message (seen in CI; Python 3.12 takes the lock). How long the thread needs depends on the machine's
+    load, so no wait is long enough for sure: wait ``TERMINATE_WAIT_S``, SIGKILL the workers still alive and wait
+    again, and if the thread is still running then, take its wake-up pipe out of the exit hook's table (the
+    interpreter still joins the thread at exit, it only no longer races it)."""
+    import concurrent.futures.process as cfp
+
     procs = list((getattr(pool, "_processes", None) or {}).values())  # no public API to kill the workers
     manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
@@ -170,8 +179,20 @@ def _terminate(pool: Any) -> None:
             proc.terminate()
         except Exception:  # noqa: BLE001 - already gone
             pass
-    if manager is not None:
-        manager.join(timeout=10)
+    if manager is None:
+        return
+    manager.join(timeout=TERMINATE_WAIT_S)
+    if manager.is_alive():
+        for proc in procs:
+            try:
+                proc.kill()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        manager.join(timeout=TERMINATE_WAIT_S)
+    if manager.is_alive():
+        wakeups = getattr(cfp, "_threads_wakeups", None)
+        if wakeups is not None:
+            wakeups.pop(manager, None)
 
 
 class LocalExecutor:
