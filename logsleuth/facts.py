@@ -4,7 +4,7 @@ Sources: NCCL's init banner ``NCCL INFO NCCL version 2.18.3+cuda12.1`` (``src/in
 text (``NCCL version 2.19.3``), ``python -m torch.utils.collect_env`` (``PyTorch version: 2.1.0``, ``CUDA used to build
 PyTorch``, ``Nvidia driver version``), ``nvidia-smi`` (``Driver Version: 535.104.05   CUDA Version: 12.2``), vLLM's
 engine banner (``Initializing an LLM engine (v0.6.3)``), DeepSpeed's ``DeepSpeed info: version=0.12.3``, ``accelerate env``
-(``- `Accelerate` version: 0.18.0``), and pip pins.
+(``- `Accelerate` version: 0.18.0``), and pip pins (also ``nvidia-nccl-cu12==`` for NCCL, ``flash-attn==``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from . import plausible
 
 _V = r"(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc|a|b)\d+)?)"
 PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
-    ("nccl", regex.compile(rf"NCCL version {_V}")),
+    # NCCL's banner, or the NCCL wheel's pin (``nvidia-nccl-cu12==2.18.1``: the libnccl torch loads from site-packages)
+    ("nccl", regex.compile(rf"NCCL version {_V}|\bnvidia-nccl-cu\d+=={_V}")),
     (
         "cuda",
         regex.compile(
@@ -34,6 +35,8 @@ PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
     ("transformers", regex.compile(rf"\btransformers=={_V}|transformers version:? {_V}")),
     # pins, and ``accelerate env``'s "- `Accelerate` version: 0.18.0"
     ("accelerate", regex.compile(rf"\baccelerate=={_V}|`?(?i:accelerate)`? version:? {_V}")),
+    # pins (``flash-attn==2.8.0.post2``, ``flash_attn==2.5.8``) and "flash_attn version: 2.5.8"
+    ("flash_attn", regex.compile(rf"\bflash[-_]attn=={_V}|\bflash[-_]attn version:? {_V}")),
 )
 _GATE = regex.compile(r"(?i:version|==)")
 # world size as the launcher/NCCL/c10d print it: "17/33 clients joined", NCCL "rank 3 nranks 8", elastic "in a world

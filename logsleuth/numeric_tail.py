@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import regex
 
 from .factlayer.kinds import Fact, NumericHealth
-from .progress import progress_counter
+from .progress import NOT_COUNTED, Counter, NotCounted, progress_counter
 from .types import Event
 
 # "loss 2.47", "lm loss: 2.382640E+00", "'loss': nan", "loss=tensor(inf)", "train_loss: 0.31" (the last one printed
@@ -47,15 +47,20 @@ class NumericTail:
     last_loss: dict[tuple[str, int | None], tuple[int, bool]] = field(default_factory=dict)
     floor: bool = False  # a loss scale reached its minimum, or most steps were skipped, somewhere: never recovered
 
-    def add(self, ev: Event, facts: Sequence[Fact]) -> None:
-        """Account ``ev`` (any event of the job, in file order) and its facts."""
+    def add(self, ev: Event, facts: Sequence[Fact], counter: Counter | None | NotCounted = NOT_COUNTED) -> None:
+        """Account ``ev`` (any event of the job, in file order) and its facts; ``counter``: ``progress_counter(ev.text)``
+        when the caller has it already (``ProgressTracker.add`` returns it), else the line is parsed here."""
         for f in facts:
             if isinstance(f, NumericHealth):
                 if f.what in _FLOOR:
                     self.floor = True
                 elif f.what in _BAD:
                     self.last_bad[ev.path] = max(self.last_bad.get(ev.path, 0), ev.end_line)
-        if "loss" not in ev.text.lower() or progress_counter(ev.text) is None:
+        if "loss" not in ev.text.lower():
+            return
+        if counter is NOT_COUNTED:
+            counter = progress_counter(ev.text)
+        if counter is None:
             return
         values = [m["v"] for m in _LOSS.finditer(ev.text)]
         key = (ev.path, ev.rank)

@@ -29,7 +29,7 @@ from .numeric_tail import NumericTail
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso_dated
 from .plausible import ranges
-from .progress import ProgressTracker, silent_first
+from .progress import NOT_COUNTED, ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView
@@ -136,13 +136,15 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
                 act.last = last_time
             if ev.host:
                 act.hosts.add(ev.host)
-            state.progress.add(ev, last_time)
+            counter = state.progress.add(ev, last_time)
+        else:
+            counter = NOT_COUNTED
         if ev.host:
             state.hosts.add(ev.host)
         facts = state.stream.facts(ev, state.versions)
         if facts:
             state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
-        state.numbers.add(ev, facts)
+        state.numbers.add(ev, facts, counter)  # the progress line parsed once for both
         found = match_event(ev, facts)
         kept = bool(facts)
         if found:

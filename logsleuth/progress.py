@@ -14,6 +14,7 @@ one record per rank), then ``tracker.ranks`` and ``silent_first(tracker.ranks)``
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import median
@@ -79,7 +80,19 @@ class RankProgress:
         }
 
 
-def progress_counter(text: str) -> tuple[int, int, int] | None:
+Counter = tuple[int, int, int]  # (epoch, step, micro), -1 where the line omits one
+
+
+class NotCounted(enum.Enum):
+    """``ProgressTracker.add`` did not parse the event's whole text (no rank, an error line, glued ranks' lines)."""
+
+    NOT_COUNTED = enum.auto()
+
+
+NOT_COUNTED = NotCounted.NOT_COUNTED
+
+
+def progress_counter(text: str) -> Counter | None:
     """``(epoch, step, micro)`` a progress line states (-1 for a counter it omits), or None if it is not one."""
     if "\n" in text:
         return None
@@ -102,38 +115,45 @@ class ProgressTracker:
     def __init__(self) -> None:
         self.ranks: dict[int, RankProgress] = {}
 
-    def add(self, ev: Event, when: datetime | None = None) -> None:
+    def add(self, ev: Event, when: datetime | None = None) -> Counter | None | NotCounted:
         """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``).
 
         Two ranks writing to one terminal without line buffering glue their lines ("01:58:43 [rank1] step 39 loss
         3.3477 01:58:43 [rank0] step 39 loss 3.3477" on one line): each ``[rankN]`` tag inside the line starts that
-        rank's own progress text, so neither rank looks behind."""
+        rank's own progress text, so neither rank looks behind.
+
+        Returns:
+            ``progress_counter(ev.text)`` when this call computed it (an info/debug/warning line of one rank), so the
+            caller need not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
+        """
         if ev.rank is None:
-            return
+            return NOT_COUNTED
         when = when or ev.time
         # the line's own tag, then the glued lines' tags
         tags = list(_RANK_TAG.finditer(ev.text)) if ev.text.count("[rank") > 1 and "\n" not in ev.text else []
         if len(tags) < 2:
-            self._record(ev.rank, ev.text, ev, when)
-            return
+            return self._record(ev.rank, ev.text, ev, when)
         self._record(ev.rank, ev.text[: tags[1].start()], ev, when)
         for i, m in enumerate(tags[1:], 1):
             rank = plausible.rank(m[1])
             if rank is not None:
                 end = tags[i + 1].start() if i + 1 < len(tags) else len(ev.text)
                 self._record(rank, ev.text[m.start() : end], ev, when, timed=False)
+        return NOT_COUNTED
 
-    def _record(self, rank: int, text: str, ev: Event, when: datetime | None, timed: bool = True) -> None:
+    def _record(
+        self, rank: int, text: str, ev: Event, when: datetime | None, timed: bool = True
+    ) -> Counter | None | NotCounted:
         rp = self.ranks.get(rank)
         if rp is None:
             rp = self.ranks[rank] = RankProgress(rank)
         if when is not None:
             rp.last_time = when
         if ev.level not in ("info", "debug", "warning"):
-            return
+            return NOT_COUNTED
         c = progress_counter(text)
         if c is None:
-            return
+            return None
         t = ev.time if timed else None
         if t is not None and rp.time is not None:
             gap = (t - rp.time).total_seconds()
@@ -142,6 +162,7 @@ class ProgressTracker:
                 del rp.intervals[:-MAX_INTERVALS]
         rp.counter, rp.path, rp.line, rp.text, rp.lines = c, ev.path, ev.line, ev.text, rp.lines + 1
         rp.time = t or rp.time
+        return c
 
 
 @dataclass(frozen=True)

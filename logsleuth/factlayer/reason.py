@@ -170,17 +170,17 @@ def exception_summary(facts: Sequence[Fact], at: Event | None) -> dict[str, Any]
 
 def known_bad_pair(message: str, versions: dict[str, str]) -> str:
     """The known-bad version pair (``tables.KNOWN_BAD_VERSIONS``) among ``versions`` (name -> version printed so
-    far) whose symptom ``message`` shows, as "deepspeed 0.9.0 + accelerate 0.18.0 (URL, ...)", or ""."""
-    for packages, symptom, refs in tables.KNOWN_BAD_VERSIONS:
-        if not all(name in versions for name, _ in packages) or not regex.search(symptom, message):
+    far) whose symptom ``message`` shows, as "deepspeed 0.9.0 + accelerate 0.18.0; fix: ... (URL, ...)", or ""."""
+    for bad in tables.KNOWN_BAD_VERSIONS:
+        if not all(name in versions for name, _ in bad.packages) or not regex.search(bad.symptom, message):
             continue
         try:
-            bad = all(Version(versions[name]) in SpecifierSet(spec) for name, spec in packages)
+            hit = all(Version(versions[name]) in SpecifierSet(spec) for name, spec in bad.packages)
         except (InvalidVersion, InvalidSpecifier):
             continue
-        if bad:
-            pair = " + ".join(f"{name} {versions[name]}" for name, _ in packages)
-            return f"{pair} ({', '.join(refs)})"
+        if hit:
+            pair = " + ".join(f"{name} {versions[name]}" for name, _ in bad.packages)
+            return f"{pair}; fix: {bad.advice} ({', '.join(bad.refs)})"
     return ""
 
 

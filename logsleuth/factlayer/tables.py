@@ -6,6 +6,7 @@ Change an entry only with a source; a library that words a known fact differentl
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 # Signal numbers on Linux x86-64/aarch64 (``signal(7)``, the "Standard signals" table; Python's ``signal.Signals``).
 SIGNALS: dict[int, str] = {
@@ -246,21 +247,84 @@ XID: dict[int, tuple[str, bool]] = {
 }
 
 
-# Known-bad version combinations: packages whose versions together make a library's own check fail although the
-# user's configuration is right. Each entry: the packages with the version ranges (PEP 440 specifiers) that are bad
-# together, a regex for the symptom (searched in an exception's message), and the threads that establish it. A job
-# whose log printed such a pair before the symptom is ``library_version_mismatch``, not the symptom's own cause.
-KNOWN_BAD_VERSIONS: tuple[tuple[tuple[tuple[str, str], ...], str, tuple[str, ...]], ...] = (
+# Known-bad version combinations: packages whose versions together make a library fail although the user's code and
+# configuration are right. Each entry: the packages with the version ranges (PEP 440 specifiers) that are bad together,
+# a regex for the symptom (searched in an exception's message), what to do, and the threads that establish the pair.
+# A job whose log printed such a pair before the symptom is ``library_version_mismatch``, not the symptom's own cause.
+# Only pairs a thread or release note states are here; the versions come from ``facts.PATTERNS`` (banners, pins,
+# ``accelerate env``/``collect_env`` lines).
+class KnownBad(NamedTuple):
+    """One known-bad version combination (see ``KNOWN_BAD_VERSIONS``)."""
+
+    packages: tuple[tuple[str, str], ...]  # (name as ``facts.PATTERNS`` names it, PEP 440 specifier set)
+    symptom: str  # regex searched in the exception's message
+    advice: str  # one sentence: what works instead
+    refs: tuple[str, ...]  # issue / release-note URLs
+
+
+KNOWN_BAD_VERSIONS: tuple[KnownBad, ...] = (
     # DeepSpeed 0.9.0 with Accelerate 0.17/0.18: DeepSpeed's ``_batch_assertion`` fails with world_size 1
     # ("16 != 2 * 1 * 1") for correct ZeRO-2 configs; DeepSpeed 0.8.3 or Accelerate 0.16 work (maintainer's reply in
     # huggingface/accelerate#1324; deepspeedai/DeepSpeed#3228; OpenGVLab/InternImage#111).
-    (
+    KnownBad(
         (("deepspeed", ">=0.9.0,<0.9.1"), ("accelerate", ">=0.17.0,<0.19.0")),
         r"train_batch_size\s+is\s+not\s+equal\s+to\s+micro_batch_per_gpu",
+        "pip install deepspeed==0.8.3, or Accelerate 0.16, or a DeepSpeed/Accelerate release after the fix",
         (
             "https://github.com/huggingface/accelerate/issues/1324",
             "https://github.com/deepspeedai/DeepSpeed/issues/3228",
             "https://github.com/OpenGVLab/InternImage/issues/111",
+        ),
+    ),
+    # torch 2.2 calls ncclCommRegister (NCCL >= 2.19); an older NCCL wheel beside it makes ``import torch`` fail
+    # (pytorch/pytorch#119072; vLLM maintainer in vllm-project/vllm#4195: "torch 2.2 but nvidia-nccl-cu12==2.18")
+    KnownBad(
+        (("torch", ">=2.2.0a0,<2.3"), ("nccl", "<2.19")),
+        r"undefined symbol: ncclCommRegister",
+        "install the NCCL torch 2.2 pins (pip install nvidia-nccl-cu12==2.19.3) or remove the package that downgraded it",
+        ("https://github.com/pytorch/pytorch/issues/119072", "https://github.com/vllm-project/vllm/issues/4195"),
+    ),
+    # vLLM 0.2.2's wheels are built against torch 2.1.0; with torch 2.0.1 its extensions fail to load
+    # ("undefined symbol: _ZN3c104cuda9SetDeviceEi", vllm-project/vllm#1807)
+    KnownBad(
+        (("vllm", ">=0.2.2,<0.2.3"), ("torch", "<2.1.0a0")),
+        r"undefined symbol",
+        "install the torch vLLM 0.2.2 was built against (torch 2.1.0)",
+        ("https://github.com/vllm-project/vllm/issues/1807",),
+    ),
+    # vLLM 0.3.2 with torch 2.2.1: "vllm/_C...so: undefined symbol: _ZN2at4_ops15to_dtype_layout4call..."; solved by
+    # going back to torch 2.1.2 (vllm-project/vllm#3147)
+    KnownBad(
+        (("vllm", ">=0.3.2,<0.3.3"), ("torch", ">=2.2.0a0,<2.3")),
+        r"undefined symbol",
+        "install the torch vLLM 0.3.2 was built against (torch 2.1.2)",
+        ("https://github.com/vllm-project/vllm/issues/3147",),
+    ),
+    # flash-attn 2.8.0.post2..2.8.2 wheels with torch 2.6: "flash_attn_2_cuda...so: undefined symbol:
+    # _ZN3c105ErrorC2ENS_14SourceLocation..." (C++ ABI); flash-attn 2.7.4.post1 works with the same torch
+    # (huggingface/open-r1#684, Dao-AILab/flash-attention#1783)
+    KnownBad(
+        (("flash_attn", ">=2.8.0,<2.8.3"), ("torch", ">=2.6.0a0,<2.7")),
+        r"undefined symbol: _ZN3c105ErrorC2",
+        "pip install flash-attn==2.7.4.post1 (reported working with torch 2.6), or build flash-attn against this torch",
+        (
+            "https://github.com/huggingface/open-r1/issues/684",
+            "https://github.com/Dao-AILab/flash-attention/issues/1783",
+        ),
+    ),
+    # torch 2.4 renamed ``log`` to ``logger`` in torch/distributed/elastic/agent/server/api.py (pytorch commit
+    # b6201a60); DeepSpeed's elastic_agent.py imported ``log`` until deepspeedai/DeepSpeed#5346 (merged after 0.14.0):
+    # "cannot import name 'log' from 'torch.distributed.elastic.agent.server.api'" with DeepSpeed 0.14.0 and torch 2.4
+    # (deepspeedai/DeepSpeed#5337, hiyouga/LlamaFactory#4271; deepspeed 0.14.4 reported working in
+    # huggingface/alignment-handbook#180)
+    KnownBad(
+        (("deepspeed", "<=0.14.0"), ("torch", ">=2.4.0a0")),
+        r"cannot import name 'log' from 'torch\.distributed\.elastic\.agent\.server\.api'",
+        "upgrade DeepSpeed (0.14.4 is reported working with torch 2.4), or use torch < 2.4 with this DeepSpeed",
+        (
+            "https://github.com/deepspeedai/DeepSpeed/issues/5337",
+            "https://github.com/hiyouga/LlamaFactory/issues/4271",
+            "https://github.com/huggingface/alignment-handbook/issues/180",
         ),
     ),
 )
