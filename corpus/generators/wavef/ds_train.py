@@ -1,4 +1,4 @@
-"""Wave F DeepSpeed job: ``deepspeed.initialize`` on a tiny MLP regression (CPU accelerator, gloo) with the JSON
+"""Wave F DeepSpeed job: ``deepspeed.initialize`` on a small factorised linear regression (three Linear layers) (CPU accelerator, gloo) with the JSON
 config of ``--ds-config`` (a client ``torch.optim.SGD`` optimizer, the LR scheduler from the config, e.g. ``WarmupLR``), one ``logging`` line per
 rank every ``--log-every`` steps. Nothing is injected: a config whose warmup peak LR is too high diverges for real.
 """
@@ -24,8 +24,8 @@ def main() -> None:
     a = p.parse_args()
     deepspeed.init_distributed(dist_backend="gloo", timeout=datetime.timedelta(seconds=600))
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.Linear(64, 64), torch.nn.GELU(),
-                                torch.nn.Linear(64, 1))
+    # a factorised linear regression head (no activation): SGD on it blows up once the LR passes its stability limit
+    model = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.Linear(64, 64), torch.nn.Linear(64, 1))
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9)  # client optimizer, scheduler from the config
     engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=a.ds_config)
     rank, micro = engine.global_rank, engine.train_micro_batch_size_per_gpu()
