@@ -187,6 +187,13 @@ SCENARIOS = [
              "Ray cluster inside a cgroup-v1 memory cgroup limited to 2.5 GB: learner 1 keeps 96 MiB of rollout "
              "history per iteration until the kernel OOM killer SIGKILLs its worker process; the driver, waiting in "
              "ray.get, gets ActorDiedError", memory=2_500_000_000, timeout=240),
+    Scenario("rayactors-strict-spread-pg", "ray_scheduling_stall", "ray",
+             "{py} ray_actors.py --workers 2 --iters 30 --strategy STRICT_SPREAD --pg-timeout 90",
+             r"not ready after|PENDING|cannot be scheduled|[Ii]nfeasible",
+             "plain Ray actors: 2 Learner actors placed through a placement group with 2 x {CPU: 1} bundles and "
+             "strategy STRICT_SPREAD (one bundle per node) on a single-node local cluster: the group can never be "
+             "placed; the driver waits 90 s for pg.ready() and raises TimeoutError with the placement group table "
+             "(state PENDING)", timeout=200),
     # --- healthy runs ------------------------------------------------------------------------------------------
     Scenario("torchrun-healthy-eval", "no_failure", "pytorch",
              "torchrun --standalone --nproc-per-node 3 job.py --steps 60 --epochs 2 --eval-every 20 --log-every 2; "
@@ -238,6 +245,15 @@ def kill_job(pid: int) -> None:
                 c.kill()
 
 
+def kill_leftovers(sid: int) -> None:
+    """SIGKILL what the job left behind in its session after the shell exited (a rank whose launcher died first,
+    orphaned and re-parented to init, e.g. a Lightning rank 1 still connecting to a store that never answers)."""
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            if proc.pid != sid and os.getsid(proc.pid) == sid:
+                proc.kill()
+
+
 def run(s: Scenario) -> bool:
     job = JOBS / s.name
     if job.exists():
@@ -284,13 +300,15 @@ def run(s: Scenario) -> bool:
     if p.poll() is None:
         kill_job(p.pid)
     p.wait()
+    kill_leftovers(p.pid)
     reader.join(5)
     if s.tmpfs:
         subprocess.run(["umount", str(job / "ckpt")])
     if cg:
         subprocess.run(["rmdir", cg], stderr=subprocess.DEVNULL)
-    subprocess.run([str(BIN / "ray"), "stop", "--force"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) \
-        if s.ecosystem == "ray" else None
+    if s.ecosystem == "ray":  # a driver killed by the generator leaves the local cluster running
+        subprocess.run([shutil.which("ray") or "ray", "stop", "--force"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     text = out.decode(errors="replace")
     ok = re.search(s.expect, text) is not None
     (job / "output.log").write_bytes(out)  # kept for a look at a MISSING run

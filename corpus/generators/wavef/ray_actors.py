@@ -3,7 +3,9 @@ on a local Ray cluster; each iteration the driver sends the weights, every actor
 and the driver averages them. ``logging`` lines from the actors are forwarded by Ray.
 
 ``--leak-rank R``: learner R keeps ``--cache-mb`` MiB of "rollout history" per iteration (a real, growing
-allocation) until a memory limit ends its process. Nothing here prints a message that stands in for Ray's.
+allocation) until a memory limit ends its process. ``--strategy STRICT_SPREAD``: the learners are placed through a
+placement group (one bundle per learner) with that strategy; the driver waits ``--pg-timeout`` s for it to be ready.
+Nothing here prints a message that stands in for Ray's.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import time
 
 import ray
 import torch
+from ray.util.placement_group import placement_group
+from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 log = logging.getLogger("learner")
 
@@ -47,10 +51,23 @@ def main() -> None:
     p.add_argument("--leak-rank", type=int, default=-1)
     p.add_argument("--cache-mb", type=int, default=128)
     p.add_argument("--sleep", type=float, default=0.2)
+    p.add_argument("--strategy", default="")
+    p.add_argument("--pg-timeout", type=float, default=60.0)
     a = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s driver: %(message)s")
     ray.init(num_cpus=a.workers, include_dashboard=False)
-    learners = [Learner.remote(r, r == a.leak_rank, a.cache_mb) for r in range(a.workers)]
+    opts = [{} for _ in range(a.workers)]
+    if a.strategy:
+        pg = placement_group([{"CPU": 1}] * a.workers, strategy=a.strategy, name="learners")
+        logging.info("waiting up to %.0f s for placement group %s (%d x 1 CPU, %s)", a.pg_timeout, pg.id.hex(),
+                     a.workers, a.strategy)
+        ready, _ = ray.wait([pg.ready()], timeout=a.pg_timeout)
+        if not ready:
+            raise TimeoutError(f"placement group for {a.workers} learners not ready after {a.pg_timeout:.0f} s: "
+                               f"{ray.util.placement_group_table(pg)}")
+        opts = [{"scheduling_strategy": PlacementGroupSchedulingStrategy(pg, placement_group_bundle_index=r)}
+                for r in range(a.workers)]
+    learners = [Learner.options(**opts[r]).remote(r, r == a.leak_rank, a.cache_mb) for r in range(a.workers)]
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     for it in range(a.iters):
