@@ -163,15 +163,19 @@ SCENARIOS = [
              r"low on memory|OutOfMemoryError|memory usage threshold",
              "Ray Tune lr sweep, 4 trials (1 CPU each) on a 2-CPU local Ray cluster, each trial keeps a 128 MiB "
              "'replay buffer' per iteration; RAY_memory_usage_threshold is set 3 GiB above the node's usage at start: "
-             "Ray's memory monitor kills the trial workers ('Task was killed due to the node running low on memory') "
-             "and Tune marks the trials ERROR", timeout=300),
+             "within seconds Ray's memory monitor kills a trial worker ('OutOfMemoryError: 1 worker(s) were killed due "
+             "to the node running low on memory ... exceeded threshold', with its top-memory-users table) and Tune's "
+             "controller fails: tuner.fit() raises 'RuntimeError: Caught unexpected exception: 1 worker(s) were "
+             "killed due to the node running low on memory'", timeout=300),
     # --- Ray scheduling ----------------------------------------------------------------------------------------
     Scenario("raytune-gpu-trials-pending", "ray_scheduling_stall", "ray",
              "{py} ray_tune.py --iters 20 --trials 3 --gpus-per-trial 1",
              r"PENDING|[Ii]nsufficient|cannot be scheduled|[Ii]nfeasible|resources",
              "Ray Tune lr sweep, 3 trials each asking for 1 CPU + 1 GPU on a CPU-only local Ray cluster: no trial "
-             "can be placed, every trial stays PENDING and Ray warns about the resource request; the user "
-             "interrupts the driver (SIGINT) after 100 s and Tune stops the experiment",
+             "can be placed: the trials stay PENDING, the autoscaler reports 'No available node types can fulfill "
+             "resource request' and Tune warns after 60 s that no trial has started; the user interrupts the driver "
+             "(SIGINT) after 100 s, Tune saves the experiment state and the script's get_best_result() raises "
+             "RuntimeError 'No best trial found'",
              signal_after=(100.0, signal.SIGINT, 40), timeout=240),
     # =========================== second round ===========================================================
     Scenario("lightning-epoch-end-straggler", "collective_timeout", "lightning",
@@ -193,7 +197,7 @@ SCENARIOS = [
              "plain Ray actors: 2 Learner actors placed through a placement group with 2 x {CPU: 1} bundles and "
              "strategy STRICT_SPREAD (one bundle per node) on a single-node local cluster: the group can never be "
              "placed; the driver waits 90 s for pg.ready() and raises TimeoutError with the placement group table "
-             "(state PENDING)", timeout=200),
+             "(state PENDING); Ray itself prints nothing about it in the driver's output", timeout=200),
     # --- healthy runs ------------------------------------------------------------------------------------------
     Scenario("torchrun-healthy-eval", "no_failure", "pytorch",
              "torchrun --standalone --nproc-per-node 3 job.py --steps 60 --epochs 2 --eval-every 20 --log-every 2; "

@@ -4,7 +4,8 @@ and the driver averages them. ``logging`` lines from the actors are forwarded by
 
 ``--leak-rank R``: learner R keeps ``--cache-mb`` MiB of "rollout history" per iteration (a real, growing
 allocation) until a memory limit ends its process. ``--strategy STRICT_SPREAD``: the learners are placed through a
-placement group (one bundle per learner) with that strategy; the driver waits ``--pg-timeout`` s for it to be ready.
+placement group (one bundle per learner) with that strategy; the driver waits ``--pg-timeout`` s for it to be ready (0: it does not wait
+and goes straight to the actors' first calls).
 Nothing here prints a message that stands in for Ray's.
 """
 from __future__ import annotations
@@ -59,9 +60,9 @@ def main() -> None:
     opts = [{} for _ in range(a.workers)]
     if a.strategy:
         pg = placement_group([{"CPU": 1}] * a.workers, strategy=a.strategy, name="learners")
-        logging.info("waiting up to %.0f s for placement group %s (%d x 1 CPU, %s)", a.pg_timeout, pg.id.hex(),
-                     a.workers, a.strategy)
-        ready, _ = ray.wait([pg.ready()], timeout=a.pg_timeout)
+        logging.info("placement group %s (%d x 1 CPU, %s) created; ready timeout %.0f s (0: do not wait)",
+                     pg.id.hex(), a.workers, a.strategy, a.pg_timeout)
+        ready, _ = ray.wait([pg.ready()], timeout=a.pg_timeout) if a.pg_timeout > 0 else ([None], [])
         if not ready:
             raise TimeoutError(f"placement group for {a.workers} learners not ready after {a.pg_timeout:.0f} s: "
                                f"{ray.util.placement_group_table(pg)}")
