@@ -4,9 +4,9 @@ and the driver averages them. ``logging`` lines from the actors are forwarded by
 
 ``--leak-rank R``: learner R keeps ``--cache-mb`` MiB of "rollout history" per iteration (a real, growing
 allocation) until a memory limit ends its process. ``--strategy STRICT_SPREAD``: the learners are placed through a
-placement group (one bundle per learner) with that strategy; the driver waits ``--pg-timeout`` s for it to be ready (0: it does not wait
-and goes straight to the actors' first calls).
-Nothing here prints a message that stands in for Ray's.
+placement group (one bundle per learner) with that strategy; the driver waits ``--pg-timeout`` s for it to be
+ready (0: it does not wait and goes straight to the actors' first calls). Nothing here prints a message that
+stands in for Ray's.
 """
 from __future__ import annotations
 
