@@ -198,6 +198,21 @@ SCENARIOS = [
              "strategy STRICT_SPREAD (one bundle per node) on a single-node local cluster: the group can never be "
              "placed; the driver waits 90 s for pg.ready() and raises TimeoutError with the placement group table "
              "(state PENDING); Ray itself prints nothing about it in the driver's output", timeout=200),
+    Scenario("lightning-corrupt-record-collate", "worker_exception", "lightning",
+             "{py} train_pl.py --devices 2 --epochs 4 --bad-record 1000",
+             r"stack expects each tensor to be equal size",
+             "Lightning Trainer DDP 2 CPU processes, 4 epochs: training record 1000 has an empty target (a corrupt "
+             "row); with shuffling, the batch holding it fails in default_collate on one rank (rank 0 in this run, "
+             "epoch 0: 'RuntimeError: stack "
+             "expects each tensor to be equal size'); the other rank loses its peer and the job stops", timeout=150),
+    Scenario("raytune-unknown-optimizer-trials", "worker_exception", "ray",
+             "{py} ray_tune.py --iters 15 --trials 2 --optimizers sgd,adamw,lamb --sleep 0.1",
+             r"KeyError: 'lamb'",
+             "Ray Tune sweep over 2 learning rates x 3 optimizer names on a 2-CPU local Ray cluster; the trainable "
+             "builds the optimizer from a dict that has no 'lamb' entry: the 2 lamb trials raise KeyError: 'lamb' at "
+             "start and end in ERROR while the 4 others finish; Tune logs 'Trials did not complete: [...]', the script "
+             "prints the best of the finished trials and the driver exits 0",
+             timeout=300),
     # --- healthy runs ------------------------------------------------------------------------------------------
     Scenario("torchrun-healthy-eval", "no_failure", "pytorch",
              "torchrun --standalone --nproc-per-node 3 job.py --steps 60 --epochs 2 --eval-every 20 --log-every 2; "

@@ -3,7 +3,8 @@ one ``tune.report`` per iteration) with a grid over the learning rate, ``logging
 
 ``--cache-mb N``: every trial keeps N MiB of "replay buffer" per iteration (a real, growing allocation) until Ray's
 memory monitor (``RAY_memory_usage_threshold``) kills it. ``--gpus-per-trial``: each trial asks for GPUs, which a
-CPU-only cluster does not have. Nothing here prints a message that stands in for Ray's.
+CPU-only cluster does not have. ``--optimizers sgd,adamw,lamb``: the grid also runs over optimizer names; the
+trainable knows only some of them. Nothing here prints a message that stands in for Ray's.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def trainable(config: dict) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
-    opt = torch.optim.SGD(model.parameters(), lr=config["lr"])
+    optimizers = {"sgd": torch.optim.SGD, "adamw": torch.optim.AdamW}
+    opt = optimizers[config["optimizer"]](model.parameters(), lr=config["lr"])
     g = torch.Generator().manual_seed(1)
     buffer = []
     for it in range(config["iters"]):
@@ -46,10 +48,11 @@ def main() -> None:
     p.add_argument("--cache-mb", type=int, default=0)
     p.add_argument("--gpus-per-trial", type=float, default=0)
     p.add_argument("--sleep", type=float, default=0.2)
+    p.add_argument("--optimizers", default="sgd")
     a = p.parse_args()
     ray.init(num_cpus=2, include_dashboard=False)
     space = {"lr": tune.grid_search([0.001 * 3**i for i in range(a.trials)]), "iters": a.iters,
-             "cache_mb": a.cache_mb, "sleep": a.sleep}
+             "cache_mb": a.cache_mb, "sleep": a.sleep, "optimizer": tune.grid_search(a.optimizers.split(","))}
     resources = {"cpu": 1, "gpu": a.gpus_per_trial} if a.gpus_per_trial else {"cpu": 1}
     tuner = tune.Tuner(tune.with_resources(trainable, resources), param_space=space,
                        tune_config=tune.TuneConfig(metric="loss", mode="min"),

@@ -4,7 +4,8 @@
 ``--leak-rank R --leak-step S``: from step S rank R keeps each step's 64 MiB feature cache (a real, growing host
 allocation: under a memory cgroup the kernel OOM killer ends it). ``--slow-rank R --slow-seconds S``: at the end of
 the first epoch rank R spends S seconds "exporting embeddings" while the others go on to the next collective
-(``--pg-timeout``: the DDP process-group timeout, seconds). Nothing here prints a library's message.
+(``--pg-timeout``: the DDP process-group timeout, seconds). ``--bad-record N``: record N of the training set has an
+empty target (a corrupt row), so the batch that holds it cannot be collated. Nothing here prints a library's message.
 """
 from __future__ import annotations
 
@@ -65,12 +66,16 @@ def main() -> None:
     p.add_argument("--slow-rank", type=int, default=-1)
     p.add_argument("--slow-seconds", type=float, default=0)
     p.add_argument("--pg-timeout", type=float, default=1800.0)
+    p.add_argument("--bad-record", type=int, default=-1)
     a = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     g = torch.Generator().manual_seed(0)
     x = torch.randn(a.records, 16, generator=g)
     y = x.sum(1, keepdim=True)
-    train = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
+    records = list(zip(x, y))
+    if a.bad_record >= 0:
+        records[a.bad_record] = (x[a.bad_record], y[a.bad_record][:0])
+    train = DataLoader(records, batch_size=32, shuffle=True)
     val = DataLoader(TensorDataset(x[:256], y[:256]), batch_size=64)
     trainer = L.Trainer(accelerator="cpu", devices=a.devices, strategy=DDPStrategy(timeout=datetime.timedelta(seconds=a.pg_timeout)), max_epochs=a.epochs,
                         log_every_n_steps=5, val_check_interval=a.val_every, default_root_dir="runs",
