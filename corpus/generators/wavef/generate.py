@@ -163,10 +163,11 @@ SCENARIOS = [
              r"low on memory|OutOfMemoryError|memory usage threshold",
              "Ray Tune lr sweep, 4 trials (1 CPU each) on a 2-CPU local Ray cluster, each trial keeps a 128 MiB "
              "'replay buffer' per iteration; RAY_memory_usage_threshold is set 3 GiB above the node's usage at start: "
-             "within seconds Ray's memory monitor kills a trial worker ('OutOfMemoryError: 1 worker(s) were killed due "
-             "to the node running low on memory ... exceeded threshold', with its top-memory-users table) and Tune's "
-             "controller fails: tuner.fit() raises 'RuntimeError: Caught unexpected exception: 1 worker(s) were "
-             "killed due to the node running low on memory'", timeout=300),
+             "within seconds Ray's memory monitor kills the running trial workers ('OutOfMemoryError: N worker(s) were "
+             "killed due to the node running low on memory ... exceeded threshold', with its top-memory-users table, "
+             "which lists whatever else ran on the shared machine) and Tune's controller fails: tuner.fit() raises "
+             "'RuntimeError: Caught unexpected exception: N worker(s) were killed due to the node running low on "
+             "memory'", timeout=300),
     # --- Ray scheduling ----------------------------------------------------------------------------------------
     Scenario("raytune-gpu-trials-pending", "ray_scheduling_stall", "ray",
              "{py} ray_tune.py --iters 20 --trials 3 --gpus-per-trial 1",
