@@ -137,6 +137,7 @@ _CUMEM_ENV = regex.compile(r"NCCL_CUMEM_ENABLE set by environment to (?P<v>-?\d+
 _CUMEM_VLLM = regex.compile(r"NCCL_CUMEM_ENABLE is set to (?P<v>-?\d+), skipping override")
 _CUMEM_CHANNEL = regex.compile(r"\bvia P2P/(?P<t>CUMEM|MNNVL|IPC)\b")
 _XID = regex.compile(r"NVRM: Xid \((?:PCI:)?(?P<dev>[0-9A-Fa-f:.]+)\): (?P<xid>\d+)")
+_RM_STATUS = regex.compile(r"\[(?P<st>NV_ERR_[A-Z_]+)\]")
 _FALLEN = regex.compile(r"(?i:GPU has fallen off the bus)|fallen off the bus")
 _ECC = regex.compile(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
 _AER = regex.compile(
@@ -147,6 +148,9 @@ _SMI = regex.compile(
     r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
 )
 _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
+# how a failed CUDA call is announced: torch's "CUDA error: ...", NCCL's "Cuda failure '...'", nccl-tests' "Test CUDA
+# failure", and the CUDACHECK macro of NCCL's examples (vLLM csrc/custom_all_reduce.cuh): "Failed: Cuda error f:l '...'"
+_CUDA_ERR_MARKS = ("CUDA error", "Cuda error", "Cuda failure", "cudaError", "CUDA failure")
 _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 # --- signals and schedulers -----------------------------------------------------------------------------------
 _AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?P<name>SIG[A-Z]+) death signal")
@@ -559,9 +563,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         name_m = _CUDA_NAME.search(text)
         found = None
         for words, name, code, hw in tables.CUDA_ERRORS:
-            if words in text and (
-                "CUDA error" in text or "Cuda failure" in text or "cudaError" in text or "CUDA failure" in text
-            ):
+            if words in text and any(w in text for w in _CUDA_ERR_MARKS):
                 found = (words, name, code, hw)
                 break
         if found is not None:
@@ -572,6 +574,9 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         xid = plausible.number(m["xid"])
         meaning, hw = tables.XID.get(xid, ("", False)) if xid is not None else ("", False)
         out.append(GpuHardware(event=ev, what="xid", xid=xid, meaning=meaning, hardware=hw, device=m["dev"]))
+    elif "NVRM" in text and (m := _RM_STATUS.search(text)) and m["st"] in tables.RM_HARDWARE_STATUS:
+        st = m["st"]
+        out.append(GpuHardware(event=ev, what="rm_status", meaning=f"{st}: {tables.RM_HARDWARE_STATUS[st]}"))
     elif "fallen off" in text and _FALLEN.search(text):
         out.append(GpuHardware(event=ev, what="fallen_off_bus", meaning="GPU has fallen off the bus"))
     elif "ECC" in text and _ECC.search(text) and not any(isinstance(f, CudaError) and f.hardware for f in out):

@@ -206,6 +206,7 @@ CUDA_ERRORS: tuple[tuple[str, str, int, bool], ...] = (
     ("out of memory", "cudaErrorMemoryAllocation", 2, False),
     ("CUDA driver version is insufficient for CUDA runtime version", "cudaErrorInsufficientDriver", 35, False),
     ("all CUDA-capable devices are busy or unavailable", "cudaErrorDevicesUnavailable", 46, False),
+    ("CUDA-capable device(s) is/are busy or unavailable", "cudaErrorDevicesUnavailable", 46, False),  # CUDA >= 10
     ("no CUDA-capable device is detected", "cudaErrorNoDevice", 100, False),
     ("no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", 209, False),
     ("invalid device ordinal", "cudaErrorInvalidDevice", 101, False),
@@ -219,6 +220,7 @@ CUDA_ERRORS: tuple[tuple[str, str, int, bool], ...] = (
     ("unspecified launch failure", "cudaErrorLaunchFailure", 719, False),
     ("system has unsupported display driver / cuda driver combination", "cudaErrorSystemDriverMismatch", 803, False),
     ("forward compatibility was attempted on non supported HW", "cudaErrorCompatNotSupportedOnDevice", 804, False),
+    ("invalid argument", "cudaErrorInvalidValue", 1, False),
     ("unknown error", "cudaErrorUnknown", 999, False),
 )
 
@@ -246,6 +248,16 @@ XID: dict[int, tuple[str, bool]] = {
     123: ("SPI PMU RPC write failure", True),
 }
 
+
+# NVIDIA kernel driver (RM) status codes that say the GPU itself is unusable until reset. Source: open-gpu-kernel-modules
+# ``src/common/sdk/nvidia/inc/nvstatuscodes.h`` (``NV_STATUS_CODE(NV_ERR_RESET_REQUIRED, 0x00000062, "Reset required")``,
+# ``NV_ERR_GPU_IS_LOST`` 0x0000000F "GPU is lost"); ``kernel_gsp.c`` returns RESET_REQUIRED once GSP hit a fatal error or
+# the bus is dead. The driver prints them in dmesg as ``NVRM: ... <text> [NV_ERR_...] (0x...)`` (``nvAssertOkFailed*``,
+# ``rpcRmApiAlloc_GSP``). Other statuses (bad arguments, no memory) are the caller's problem and stay out.
+RM_HARDWARE_STATUS: dict[str, str] = {
+    "NV_ERR_RESET_REQUIRED": "the driver says the GPU must be reset (GSP fatal error or bus lost)",
+    "NV_ERR_GPU_IS_LOST": "the driver lost the GPU",
+}
 
 # Known-bad version combinations: packages whose versions together make a library fail although the user's code and
 # configuration are right. Each entry: the packages with the version ranges (PEP 440 specifiers) that are bad together,

@@ -1,0 +1,82 @@
+"""Facts and rules added after wave F (heldout8) was measured blind: each reads how a program prints a fact in
+general (glibc/Go strerror, the NVIDIA kernel driver's status codes, the CUDACHECK macro of NCCL's examples), never a
+fixture's path. Lines are copied from the public threads named beside them (the corpus keeps those logs too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logsleuth.factlayer import facts_of
+from logsleuth.factlayer.kinds import CudaError, GpuHardware
+from logsleuth.parse import parse_text
+from logsleuth.pipeline import analyze
+
+
+def _facts(text: str, kind: type) -> list:
+    return [f for ev in parse_text(text) for f in facts_of(ev) if isinstance(f, kind)]
+
+
+def _diagnose(tmp_path: Path, text: str) -> str:
+    log = tmp_path / "job.log"
+    log.write_text(text)
+    return analyze([str(log)], model=False).root_cause
+
+
+# --- ENOSPC as Go prints it (lower case), not only glibc's "No space left on device" ---------------------------------
+def test_go_style_enospc_is_disk_full(tmp_path: Path) -> None:
+    # ray-project/ray#19064: a Go tool on a Ray release-test node failing to write its result file
+    line = "write /tmp/ray_tmp_mount/cluster-1/tmp/release_test_out.json: no space left on device\n"
+    assert _diagnose(tmp_path, line) == "disk_full"
+
+
+def test_shm_enospc_in_lower_case_is_not_disk_full(tmp_path: Path) -> None:
+    line = "write /dev/shm/nccl-Xy12: no space left on device\n"
+    assert _diagnose(tmp_path, line) != "disk_full"
+
+
+# --- NVIDIA driver statuses that need a GPU reset --------------------------------------------------------------------
+SICHEK_51 = (
+    "Test CUDA failure common.cu:1007\n"
+    "'CUDA-capable device(s) is/are busy or unavailable'\n"
+    "[Sun Jan 11 09:52:01 2026] NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; "
+    "hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062 \n"
+    "[Sun Jan 11 09:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] "
+    "(0x00000062) returned from status @ kernel_channel.c:2874 \n"
+)
+
+
+def test_rm_reset_required_is_a_hardware_fact_and_cause(tmp_path: Path) -> None:
+    # scitix/sichek#51: one GPU fails every NCCL test until it is reset
+    (f,) = _facts(SICHEK_51, GpuHardware)
+    assert f.what == "rm_status" and f.hardware and f.meaning.startswith("NV_ERR_RESET_REQUIRED")
+    assert _diagnose(tmp_path, SICHEK_51) == "gpu_hardware_fault"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a caller's error status (bad argument / no memory) is not the GPU's fault
+        "NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid argument [NV_ERR_INVALID_ARGUMENT] (0x0000001F) "
+        "returned from status @ mem.c:100",
+        # the status name outside an NVRM line
+        "we handle NV_ERR_RESET_REQUIRED [NV_ERR_RESET_REQUIRED] in our own tool",
+    ],
+)
+def test_other_rm_statuses_are_no_hardware_fact(line: str) -> None:
+    assert _facts(line, GpuHardware) == []
+
+
+# --- CUDACHECK of NCCL's examples, as vLLM's custom all-reduce prints it ---------------------------------------------
+VLLM_56193 = (
+    "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'\n"
+    "(EngineCore) ERROR Worker proc VllmWorker-0 died unexpectedly (exit code: None)\n"
+)
+
+
+def test_cudacheck_failure_is_a_cuda_error_fact_and_nccl_cuda_error(tmp_path: Path) -> None:
+    # vllm-project/vllm#56193: cudaIpcGetMemHandle rejects expandable-segment buffers in custom all-reduce
+    (f,) = _facts(VLLM_56193, CudaError)
+    assert f.name == "cudaErrorInvalidValue" and f.code == 1 and not f.hardware
+    assert _diagnose(tmp_path, VLLM_56193) == "nccl_cuda_error"
