@@ -80,3 +80,58 @@ def test_cudacheck_failure_is_a_cuda_error_fact_and_nccl_cuda_error(tmp_path: Pa
     (f,) = _facts(VLLM_56193, CudaError)
     assert f.name == "cudaErrorInvalidValue" and f.code == 1 and not f.hardware
     assert _diagnose(tmp_path, VLLM_56193) == "nccl_cuda_error"
+
+
+# --- CUDA p2pBandwidthLatencyTest: P2P slower than a host copy -------------------------------------------------------
+# stas00/ml-engineering#1 (three RTX A6000: P2P writes at a fifth of the host-copy speed; disabling IOMMU fixed NCCL)
+ML_ENGINEERING_1 = """\
+Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1      2
+     0 673.20  13.15  13.15
+     1  12.99 673.20  22.20
+     2  13.00  21.98 673.78
+Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+   D\\D     0      1      2
+     0 673.49   2.60   1.58
+     1   2.12 672.33   1.70
+     2   2.12   1.60 673.78
+"""
+# a public gist of two RTX 4090s that cannot access each other: the sample falls back to a host copy, equally fast
+TWO_4090 = """\
+Device=0 CANNOT Access Peer Device=1
+Device=1 CANNOT Access Peer Device=0
+Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1
+     0 913.74  11.97
+     1  12.14 924.01
+Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+   D\\D     0      1
+     0 915.35  12.00
+     1  12.15 924.56
+"""
+
+
+def test_p2p_slower_than_host_copy_is_nccl_p2p_failure(tmp_path: Path) -> None:
+    from logsleuth.factlayer.kinds import P2PSlowerThanCopy
+    from logsleuth.factlayer.reason import FactStream
+
+    stream = FactStream()
+    found = [f for ev in parse_text(ML_ENGINEERING_1) for f in stream.facts(ev, {}) if isinstance(f, P2PSlowerThanCopy)]
+    (f,) = found  # once per matrix, at the first slow pair
+    assert (f.matrix, f.src, f.dst, f.enabled_gbps, f.disabled_gbps) == ("unidirectional", 0, 1, 2.6, 13.15)
+    assert _diagnose(tmp_path, ML_ENGINEERING_1) == "nccl_p2p_failure"
+
+
+def test_p2p_unavailable_pair_at_host_copy_speed_is_healthy(tmp_path: Path) -> None:
+    assert _diagnose(tmp_path, TWO_4090) == "no_failure"
+
+
+def test_p2p_enabled_matrix_alone_or_latency_rows_say_nothing(tmp_path: Path) -> None:
+    # nothing to compare with: the P2P-disabled matrix missing; latency matrices are not bandwidths
+    enabled_only = ML_ENGINEERING_1.split("Unidirectional P2P=Enabled")[1]
+    assert _diagnose(tmp_path, "Unidirectional P2P=Enabled" + enabled_only) == "no_failure"
+    latency = ML_ENGINEERING_1.replace(
+        "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)",
+        "P2P=Enabled Latency (P2P Writes) Matrix (us)",
+    )
+    assert _diagnose(tmp_path, latency) == "no_failure"

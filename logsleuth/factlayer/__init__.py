@@ -36,6 +36,9 @@ GATE: tuple[str, ...] = (
     r"SIG[A-Z]+",
     r"(?i:exit ?code)",
     r"NVRM",
+    # CUDA p2pBandwidthLatencyTest matrices (``reason.P2PBandwidth``): titles, and rows "  0 673.20  13.15 ..."
+    r"P2P=(?:Enabled|Disabled)",
+    r"\d[ \t]+\d+\.\d+[ \t]+\d+\.\d+",
     r"NCCL_CUMEM_ENABLE",
     r"via P2P/(?:CUMEM|MNNVL|IPC)",
     r"fallen off",

@@ -293,6 +293,27 @@ class CuMemMismatch(Fact):
     failure: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class P2PSlowerThanCopy(Fact):
+    """CUDA's ``p2pBandwidthLatencyTest`` sample measured a GPU pair slower with peer-to-peer enabled than with it
+    disabled (``reason.P2PBandwidth``): with P2P off the sample copies through host memory, so a working P2P path is at
+    least as fast; one much slower means the PCIe switch or root port redirects peer traffic (ACS, IOMMU/VT-d), the
+    condition in which NCCL's P2P transport hangs or crawls (NCCL maintainers, https://github.com/NVIDIA/nccl/issues/199).
+
+    Attributes:
+        matrix: ``unidirectional`` | ``bidirectional`` (which of the sample's bandwidth matrices).
+        src, dst: the GPU pair (row, column of the matrix).
+        enabled_gbps, disabled_gbps: the pair's bandwidth in GB/s with P2P enabled and disabled.
+    """
+
+    KIND: ClassVar[str] = "p2p_slower_than_copy"
+    matrix: str
+    src: int
+    dst: int
+    enabled_gbps: float
+    disabled_gbps: float
+
+
 KINDS: dict[str, type[Fact]] = {
     c.KIND: c
     for c in (
@@ -307,5 +328,6 @@ KINDS: dict[str, type[Fact]] = {
         NativeFrame,
         NcclCuMem,
         CuMemMismatch,
+        P2PSlowerThanCopy,
     )
 }

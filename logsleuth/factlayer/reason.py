@@ -29,6 +29,7 @@ from .kinds import (
     NcclCuMem,
     NcclWarning,
     NumericHealth,
+    P2PSlowerThanCopy,
     ProcessExit,
     SchedulerVerdict,
     SignalFact,
@@ -287,19 +288,78 @@ def _cumem_failure(f: Fact) -> str:
     return ""
 
 
+# CUDA's p2pBandwidthLatencyTest sample (NVIDIA/cuda-samples, ``p2pBandwidthLatencyTest.cu``) prints one matrix per
+# measurement: a title ("Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)", "Unidirectional P2P=Enabled Bandwidth
+# (P2P Writes) Matrix (GB/s)" or, before CUDA 11, "... P2P=Enabled Bandwidth Matrix (GB/s)", "Bidirectional ..."), a
+# ``D\D 0 1 ...`` header, then one row per GPU. With P2P disabled (or for a pair that cannot access its peer) the
+# sample copies through host memory, so working P2P is never much slower than that: a pair below half its P2P-disabled
+# bandwidth has P2P traffic redirected through the root complex (PCIe ACS, IOMMU/VT-d), the NCCL maintainers' reading
+# of such output in https://github.com/NVIDIA/nccl/issues/199 (NCCL tests "hang", i.e. crawl; disabling ACS fixed it).
+_P2P_TITLE = regex.compile(r"(?P<dir>Unidirectional|Bidirectional) P2P=(?P<p2p>Enabled|Disabled) Bandwidth\b")
+_P2P_ROW = regex.compile(r"^\s*(?P<src>\d{1,3})(?P<vals>(?:[ \t]+\d+(?:\.\d+)?)+)\s*$")
+P2P_SLOW_RATIO = 0.5  # enabled below this fraction of disabled: P2P is broken, not merely unavailable
+
+
+@dataclass
+class P2PBandwidth:
+    """The p2pBandwidthLatencyTest matrices read so far, per file; a ``P2PSlowerThanCopy`` at the first P2P-enabled
+    row whose pair measured below ``P2P_SLOW_RATIO`` of its P2P-disabled bandwidth (once per file and matrix)."""
+
+    current: dict[str, tuple[str, bool]] = field(default_factory=dict)  # path -> (direction, p2p enabled)
+    disabled: dict[tuple[str, str], dict[tuple[int, int], float]] = field(default_factory=dict)
+    reported: set[tuple[str, str]] = field(default_factory=set)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts``, plus a ``P2PSlowerThanCopy`` when ``ev`` is such a row."""
+        text = ev.text
+        if "P2P=" in text:
+            m = _P2P_TITLE.search(text)
+            if m is None:
+                self.current.pop(ev.path, None)  # a latency matrix or another table: rows are not bandwidths
+            else:
+                self.current[ev.path] = (m["dir"].lower(), m["p2p"] == "Enabled")
+            return facts
+        cur = self.current.get(ev.path)
+        if cur is None or "D\\D" in text:
+            return facts
+        m = _P2P_ROW.match(text)
+        if m is None:
+            if text.strip():
+                self.current.pop(ev.path, None)
+            return facts
+        src = int(m["src"])
+        vals = [float(v) for v in m["vals"].split()]
+        key = (ev.path, cur[0])
+        if not cur[1]:
+            self.disabled.setdefault(key, {}).update({(src, dst): v for dst, v in enumerate(vals)})
+            return facts
+        base = self.disabled.get(key, {})
+        if key in self.reported:
+            return facts
+        for dst, v in enumerate(vals):
+            off = base.get((src, dst))
+            if dst != src and off and v < P2P_SLOW_RATIO * off:
+                self.reported.add(key)
+                slow = P2PSlowerThanCopy(event=ev, matrix=cur[0], src=src, dst=dst, enabled_gbps=v, disabled_gbps=off)
+                return [*facts, slow]
+        return facts
+
+
 @dataclass
 class FactStream:
     """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
     exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
-    consecutive overflow skips, ``OverflowRun``; an NCCL failure after processes disagreed on cuMem, ``CuMemSides``)."""
+    consecutive overflow skips, ``OverflowRun``; an NCCL failure after processes disagreed on cuMem, ``CuMemSides``;
+    a GPU pair slower with P2P than without in CUDA's bandwidth test, ``P2PBandwidth``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
     cumem: CuMemSides = field(default_factory=CuMemSides)
+    p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
-        facts = self.chain.link(ev, facts_of(ev))
+        facts = self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))
         if facts:
             facts = self.overflows.see(ev, facts)
             facts = self.cumem.see(ev, facts)

@@ -259,6 +259,7 @@ RM_HARDWARE_STATUS: dict[str, str] = {
     "NV_ERR_GPU_IS_LOST": "the driver lost the GPU",
 }
 
+
 # Known-bad version combinations: packages whose versions together make a library fail although the user's code and
 # configuration are right. Each entry: the packages with the version ranges (PEP 440 specifiers) that are bad together,
 # a regex for the symptom (searched in an exception's message), what to do, and the threads that establish the pair.
