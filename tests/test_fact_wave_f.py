@@ -135,3 +135,38 @@ def test_p2p_enabled_matrix_alone_or_latency_rows_say_nothing(tmp_path: Path) ->
         "P2P=Enabled Latency (P2P Writes) Matrix (us)",
     )
     assert _diagnose(tmp_path, latency) == "no_failure"
+
+
+# --- Ray: an actor died and the driver got no death cause ------------------------------------------------------------
+# ray-project/ray#33157 (a release test's driver; the maintainer found nodes low on memory with workers killed)
+RAY_33157 = """\
+Traceback (most recent call last):
+  File "distributed/test_scheduling.py", line 53, in <lambda>
+    lambda: ray.get([actor.do_job.remote() for actor in actors])
+  File "/home/user/anaconda3/lib/python3.7/site-packages/ray/_private/worker.py", line 2386, in get
+    raise value
+ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.
+
+"""
+
+
+def test_actor_death_without_cause_is_the_unexplained_kill_default(tmp_path: Path) -> None:
+    d = analyze([str(_write(tmp_path, RAY_33157))], model=False)
+    assert (d.root_cause, d.rule_id) == ("host_oom_killed", "ray-actor-died-cause-unknown")
+
+
+def test_actor_death_with_a_context_is_left_to_that_context(tmp_path: Path) -> None:
+    # Ray 2.x prints the death context under the message; here a native crash (a run here: fresh-ray-actor-abort)
+    text = RAY_33157.replace(
+        "this task.\n",
+        "this task.\n\tclass_name: Learner\n\tactor_id: 882c565b7508e608bd4fa02901000000\n"
+        "(Learner pid=7481) *** SIGABRT received at time=1795565675 on cpu 1 ***\n",
+    )
+    d = analyze([str(_write(tmp_path, text))], model=False)
+    assert d.rule_id != "ray-actor-died-cause-unknown"
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    log = tmp_path / "job.log"
+    log.write_text(text)
+    return log
