@@ -87,3 +87,88 @@ def test_monitored_barrier_peer_line_alone_is_only_a_symptom(tmp_path: Path) -> 
 def test_gloo_application_timeout_pair_closure_is_a_collective_timeout(tmp_path: Path) -> None:
     d = _analyze(tmp_path, PAIR_CLOSURE)
     assert d.root_cause == "collective_timeout" and d.rule_id == "gloo-timeout"
+
+
+# --- a rank that vanished while its memory kept growing ----------------------------------------------------------
+LOGS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
+# Lightning DDP, 2 CPU processes in a 1.6 GB memory cgroup: rank 1 keeps a 64 MiB feature cache per step until the
+# kernel OOM killer SIGKILLs it (dmesg: "Memory cgroup out of memory"); nothing in the log says so, rank 0 only
+# gets "Connection closed by peer" from gloo.
+CGROUP_OOM = LOGS / "run-wavef-lightning-cgroup-oom" / "job.log"
+# DeepSpeed launcher, WarmupLR to warmup_max_lr 5.0: the loss falls to ~0.2, then climbs to ~1e5 and stays finite;
+# both processes "exit successfully".
+LOSS_EXPLODES = LOGS / "run-wavef-deepspeed-warmuplr-loss-explodes" / "job.log"
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_peer_lost_after_its_memory_kept_growing_is_host_oom(tmp_path: Path) -> None:
+    d = _analyze(tmp_path, CGROUP_OOM.read_text(encoding="utf-8"))
+    assert d.root_cause == "host_oom_killed" and d.rule_id == "memory-growth"
+    assert "rank 1" in d.message and "64 MiB to 960 MiB" in d.message
+    assert any(m.root_cause == "peer_process_died" for m in d.symptoms)
+
+
+def test_without_its_memory_lines_the_lost_peer_stays_a_symptom(tmp_path: Path) -> None:
+    text = "\n".join(ln for ln in _lines(CGROUP_OOM) if "feature cache" not in ln)
+    d = _analyze(tmp_path, text)
+    assert d.root_cause == "peer_process_died" and d.evidence[0].role == "symptom"
+
+
+def test_growing_memory_with_no_lost_peer_is_no_failure(tmp_path: Path) -> None:
+    """The same run cut before rank 0's traceback: memory growing is not itself a failure."""
+    lines = _lines(CGROUP_OOM)
+    cut = next(i for i, ln in enumerate(lines) if ln.startswith("[rank0]: Traceback"))
+    assert _analyze(tmp_path, "\n".join(lines[:cut])).root_cause == "no_failure"
+
+
+def test_memory_that_levelled_off_is_not_growth() -> None:
+    """The growing run restarts when a print is not larger than the one before (a cache that filled, then was
+    reused): only a series still growing at its last print counts."""
+    from logsleuth.memory_trend import MemoryTrend
+    from logsleuth.parse import parse_text
+
+    events = [ev for ev in parse_text(CGROUP_OOM.read_text(encoding="utf-8")) if "feature cache" in ev.text]
+    trend = MemoryTrend()
+    for ev in events:
+        trend.add(ev)
+    (g,) = trend.growing()
+    assert g.rank == 1 and g.prints == len(events)
+    trend.add(events[-1])  # the same size again: not growing any more
+    assert trend.growing() == ()
+
+
+# --- a finite loss that explodes -------------------------------------------------------------------------------
+def test_finite_loss_explosion_is_divergence(tmp_path: Path) -> None:
+    d = _analyze(tmp_path, LOSS_EXPLODES.read_text(encoding="utf-8"))
+    assert d.root_cause == "training_divergence" and d.rule_id == "loss-exploded"
+    assert "ranks 0, 1" in d.message
+
+
+def test_the_same_run_before_the_loss_took_off_is_healthy(tmp_path: Path) -> None:
+    lines = _lines(LOSS_EXPLODES)
+    cut = next(i for i, ln in enumerate(lines) if " step 120 " in ln)
+    assert _analyze(tmp_path, "\n".join(lines[:cut])).root_cause == "no_failure"
+
+
+def _series(values: list[float]):
+    from logsleuth.numeric_tail import _LossSeries
+    from logsleuth.types import Event
+
+    s = _LossSeries()
+    for i, v in enumerate(values):
+        s.add(v, Event(line=i + 1, end_line=i + 1, path="-", text=""))
+    return s
+
+
+def test_loss_spike_that_recovers_warmup_and_noise_are_not_explosions() -> None:
+    falling = [10.0 / (1 + i) for i in range(40)]
+    spike = falling[:20] + [5000.0] * 6 + falling[20:]  # overflow-like spike, then back to the floor
+    warmup = [1e4, 5e3, 1e3, 500.0, 100.0] + [1.0] * 35  # a high start is before the floor, not after it
+    noisy = [1.0 + (i % 7) for i in range(40)]
+    for values in (falling, spike, warmup, noisy):
+        assert not _series(values).exploded()
+    assert _series(falling[:20] + [2000.0 * (1 + i) for i in range(10)]).exploded()
+    assert not _series(falling[:20] + [2000.0] * 4 + [0.5]).exploded()  # the last loss is back down
