@@ -21,13 +21,13 @@ Streaming, bounded (``MAX_SERIES``): ``add`` each event; ``growing()`` at the en
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import regex
 
-from .types import Diagnosis, Event, Fix, Hypothesis, Match
+from .diagnose import decided_by_fact
+from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
     from .evidence import JobEvidence
@@ -154,7 +154,6 @@ def peer_lost_while_memory_grew(evidence: JobEvidence, diag: Diagnosis) -> Diagn
         "its connection to it, and it printed no error: the kernel OOM killer (SIGKILL) most likely ended it."
     )
     ev = Match(RULE_ID, "host_oom_killed", "cause", g.event, severity="medium", confidence=CONFIDENCE)
-    symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence) + diag.symptoms
     fix = Fix(
         summary=f"{who[0].upper()}{who[1:]} vanished while its memory kept growing; SIGKILL by the kernel OOM killer "
         "or a cgroup/container memory limit prints nothing from the process itself.",
@@ -167,22 +166,8 @@ def peer_lost_while_memory_grew(evidence: JobEvidence, diag: Diagnosis) -> Diagn
         ),
         references=_REFS,
     )
-    return dataclasses.replace(
-        diag,
-        verdict="failure",
-        root_cause="host_oom_killed",
-        title="A process vanished while its memory kept growing (host memory, OOM killer)",
-        message=message,
-        confidence=CONFIDENCE,
-        method="rule",
-        rule_id=RULE_ID,
-        severity="medium",
-        hypotheses=(Hypothesis("host_oom_killed", CONFIDENCE, "rule", (ev,), RULE_ID), *diag.hypotheses),
-        first_failure=g.event,
-        evidence=(ev,),
-        symptoms=symptoms[:50],
-        fix=fix,
-    )
+    title = "A process vanished while its memory kept growing (host memory, OOM killer)"
+    return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
 
 
 def _human(n: float) -> str:

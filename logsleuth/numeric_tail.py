@@ -27,7 +27,6 @@ after it; normal noise is far below a 100-fold rise.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -36,9 +35,10 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from .diagnose import decided_by_fact
 from .factlayer.kinds import Fact, NumericHealth
 from .progress import NOT_COUNTED, Counter, NotCounted, progress_counter
-from .types import Diagnosis, Event, Fix, Hypothesis, Match
+from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
     from .evidence import JobEvidence
@@ -229,18 +229,5 @@ def loss_exploded(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         ),
         references=("https://www.deepspeed.ai/docs/config-json/#scheduler-parameters",),
     )
-    return dataclasses.replace(
-        diag,
-        verdict="failure",
-        root_cause="training_divergence",
-        title="The loss exploded (finite) and never came back: the run diverged",
-        message=message,
-        confidence=EXPLODED_CONFIDENCE,
-        method="rule",
-        rule_id=EXPLODED_RULE_ID,
-        severity="high",
-        hypotheses=(Hypothesis("training_divergence", EXPLODED_CONFIDENCE, "rule", (ev,), EXPLODED_RULE_ID),),
-        first_failure=first,
-        evidence=(ev,),
-        fix=fix,
-    )
+    title = "The loss exploded (finite) and never came back: the run diverged"
+    return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
