@@ -66,6 +66,7 @@ GATE: tuple[str, ...] = (
     r"cudaError",
     r"(?i:cuda error)",
     r"Cuda failure",
+    r"Assertion `",
     r"Caught signal",
     r"\?\?\?:\d",
     r"(?i:fell below)",

@@ -148,6 +148,12 @@ _SMI = regex.compile(
 )
 _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
 _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
+# CUDA's device-side ``assert()`` prints, from each failing thread, "<file>:<line>: <function>: block: [x,y,z], thread:
+# [x,y,z] Assertion `<expr>` failed." (older builds leave out the function: PyTorch's THC kernels), before the launch
+# fails with cudaErrorAssert (710, "device-side assert triggered"); PyTorch's kernels assert on out-of-range indices
+# and labels this way (``aten/src/ATen/native/cuda/Loss.cu``, ``IndexKernel.cu``; pytorch/pytorch#84609,
+# huggingface/transformers#21716, NVIDIA/flowtron#52). The traceback that follows may be clipped or missing.
+_DEVICE_ASSERT = regex.compile(r"block: ?\[\d+,\d+,\d+\], thread: ?\[\d+,\d+,\d+\] Assertion `[^`\n]*` failed")
 # --- signals and schedulers -----------------------------------------------------------------------------------
 _AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?P<name>SIG[A-Z]+) death signal")
 _CLOSING_SIGNAL = regex.compile(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
@@ -174,9 +180,13 @@ _K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:r
 # --- numeric health --------------------------------------------------------------------------------------------
 # Also the checks that stop a run on it: Megatron's ``check_for_nan_in_loss_and_grad`` ("found NaN in local forward
 # loss calculation", ``megatron/training`` loss functions and ``rerun_state_machine``) and Lightning's
-# ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``)
+# ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``).
+# A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
+# ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
+# "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
 _NAN_LOSS = regex.compile(
-    r"(?i:\bloss\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)|(?i:loss (?:is|became) "
+    r"(?i:\bloss(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)"
+    r"|(?i:loss (?:is|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
     r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
 )
@@ -266,6 +276,7 @@ _CS_WORDS = (
     "Illegal instruction",
     "Floating point",
     "Fatal Python error",
+    "Assertion `",
     "skipped=",
     "terminate called",
     "frame #",
@@ -568,6 +579,8 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
             out.append(CudaError(event=ev, name=found[1], code=found[2], hardware=found[3], message=found[0]))
         elif name_m:
             out.append(CudaError(event=ev, name=name_m["name"]))
+    if "Assertion `" in text and not any(isinstance(f, CudaError) for f in out) and _DEVICE_ASSERT.search(text):
+        out.append(CudaError(event=ev, name="cudaErrorAssert", code=710, message="device-side assert triggered"))
     if "NVRM" in text and (m := _XID.search(text)):
         xid = plausible.number(m["xid"])
         meaning, hw = tables.XID.get(xid, ("", False)) if xid is not None else ("", False)
