@@ -143,10 +143,10 @@ def test_reprinted_cuda_oom_then_dead_workers_is_cuda_oom(tmp_path: Path) -> Non
     assert _diagnose(tmp_path, text) == "cuda_oom"
 
 
-def test_reprinted_cuda_oom_the_run_survived_is_no_failure(tmp_path: Path) -> None:
+@pytest.mark.parametrize("end", ["| done training in 3620.4 seconds\n", "Process finished with exit code 0\n"])
+def test_reprinted_cuda_oom_the_run_survived_is_no_failure(tmp_path: Path, end: str) -> None:
     text = _FAIRSEQ_OOM + (
-        "| epoch 001 | loss 6.112 | nll_loss 4.503 | ppl 22.67 | wps 9480 | ups 2 | wpb 4170.417 | bsz 138.125\n"
-        "| done training in 3620.4 seconds\n"
+        "| epoch 001 | loss 6.112 | nll_loss 4.503 | ppl 22.67 | wps 9480 | ups 2 | wpb 4170.417 | bsz 138.125\n" + end
     )
     assert _diagnose(tmp_path, text) == "no_failure"
 
