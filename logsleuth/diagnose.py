@@ -246,3 +246,26 @@ def diagnose(
         stats=stats,
         versions=versions,
     )
+
+
+def decided_by_fact(diag: Diagnosis, match: Match, *, title: str, message: str, fix: Fix) -> Diagnosis:
+    """``diag`` answered by ``match``: a cause read from job-level facts by code rather than a rule (``match.rule_id``
+    names the reasoning: ``memory-growth``, ``loss-exploded``). Its cause, confidence, severity and line become the
+    answer; the old answer's evidence is listed as symptoms and its hypotheses follow."""
+    symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence) + diag.symptoms
+    return dataclasses.replace(
+        diag,
+        verdict="failure",
+        root_cause=match.root_cause,
+        title=title,
+        message=message,
+        confidence=match.confidence,
+        method="rule",
+        rule_id=match.rule_id,
+        severity=match.severity,
+        hypotheses=(Hypothesis(match.root_cause, match.confidence, "rule", (match,), match.rule_id), *diag.hypotheses),
+        first_failure=match.event,
+        evidence=(match,),
+        symptoms=symptoms[:MAX_LISTED],
+        fix=fix,
+    )

@@ -60,6 +60,9 @@ class JobEvidence:
         progress: global rank -> ``progress.RankProgress`` (last step printed, when), year-normalised.
         end_time: the job's latest timed line, year-normalised (how long progress had stopped before the log ends).
         flight: the analysis of the job's Flight Recorder dumps (``flight.FlightAnalysis``), None without dumps.
+        memory_growth: memory sizes a process printed that were still growing at its last print
+            (``memory_trend.MemoryGrowth``).
+        loss_explosion: ranks whose finite loss ended far above its floor (``numeric_tail.LossExplosion``).
         year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
             file's mtime year; None (stdin with year-less clocks only) when neither is known.
     """
@@ -83,6 +86,8 @@ class JobEvidence:
     end_time: datetime | None = None
     flight: Any = None
     year: int | None = None
+    memory_growth: tuple[Any, ...] = ()
+    loss_explosion: tuple[Any, ...] = ()
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

@@ -14,19 +14,34 @@ and fp32 runs print, not a collapsed fp16 scale.
 
 A *loss line* is a progress line (``progress.progress_counter``: a step counter and a metric, so its words are in the
 reader's gate) that prints a loss value; a later progress line of the same rank without one leaves the loss unknown. Streaming state, one per job: ``add`` each event with its facts.
+
+A loss can also diverge and stay finite: a learning rate far too high (a warmup towards a peak the model cannot take,
+e.g. DeepSpeed's ``WarmupLR``/``WarmupDecayLR`` in ``deepspeed/runtime/lr_schedules.py`` ramping to
+``warmup_max_lr``) makes every step overshoot, and the loss climbs by orders of magnitude without reaching inf/NaN;
+nothing checks it and the job exits 0. ``exploded`` reads that from the loss lines alone: per (file, rank), the median
+of the last ``WINDOW`` losses printed is at least ``EXPLODE_FACTOR`` times the lowest median of any ``WINDOW``
+consecutive losses before, every one of those last losses is at least ``EXPLODE_EACH`` times it, and the rank printed
+``MIN_LOSSES`` losses. A spike the run recovers from ends low again; a warmup's high start is before the floor, not
+after it; normal noise is far below a 100-fold rise.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import regex
 
+from .diagnose import decided_by_fact
 from .factlayer.kinds import Fact, NumericHealth
 from .progress import NOT_COUNTED, Counter, NotCounted, progress_counter
-from .types import Event
+from .types import Diagnosis, Event, Fix, Match
+
+if TYPE_CHECKING:
+    from .evidence import JobEvidence
 
 # "loss 2.47", "lm loss: 2.382640E+00", "'loss': nan", "loss=tensor(inf)", "train_loss: 0.31" (the last one printed
 # on the line counts: interleaved output may put two ranks' lines on one)
@@ -37,6 +52,60 @@ _BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "overflow_skip", "overflow
 # facts no later finite loss undoes: the scaler at its floor, or most steps so far skipped (a cumulative count; a
 # finite loss printed by a run that skips its updates says nothing about the update)
 _FLOOR = frozenset({"min_loss_scale", "skipped_majority"})
+WINDOW = 5
+MIN_LOSSES = 20
+EXPLODE_FACTOR = 100.0
+EXPLODE_EACH = 10.0
+MAX_SERIES = 1024  # (file, rank) loss series tracked for ``exploded``
+
+
+@dataclass
+class _LossSeries:
+    """One (file, rank)'s finite losses: the last ``WINDOW``, the lowest window median so far, and the first line of
+    the current run of losses at least ``EXPLODE_EACH`` times that floor (None when the last loss is below it)."""
+
+    last: deque[float] = field(default_factory=lambda: deque(maxlen=WINDOW))
+    count: int = 0
+    floor: float = math.inf
+    high_since: Event | None = None
+
+    def add(self, value: float, ev: Event) -> None:
+        self.count += 1
+        self.last.append(value)
+        if len(self.last) == WINDOW:
+            self.floor = min(self.floor, _median(self.last))
+        if self.floor < math.inf and value >= EXPLODE_EACH * self.floor:
+            if self.high_since is None:
+                self.high_since = ev
+        else:
+            self.high_since = None
+
+    def exploded(self) -> bool:
+        return (
+            self.count >= MIN_LOSSES
+            and len(self.last) == WINDOW
+            and self.high_since is not None
+            and 0 < self.floor < math.inf
+            and _median(self.last) >= EXPLODE_FACTOR * self.floor
+            and min(self.last) >= EXPLODE_EACH * self.floor
+        )
+
+
+@dataclass(frozen=True)
+class LossExplosion:
+    """A rank whose finite loss ended ``EXPLODE_FACTOR``+ times above its floor.
+
+    Attributes:
+        event: the first loss line of the run that stayed high (where it left the floor for good).
+        floor: the lowest median of ``WINDOW`` consecutive losses before.
+        final: the median of the last ``WINDOW`` losses.
+        rank: the rank (``Event.rank``), or None.
+    """
+
+    event: Event
+    floor: float
+    final: float
+    rank: int | None
 
 
 @dataclass
@@ -46,6 +115,7 @@ class NumericTail:
     last_bad: dict[str, int] = field(default_factory=dict)
     last_loss: dict[tuple[str, int | None], tuple[int, bool]] = field(default_factory=dict)
     floor: bool = False  # a loss scale reached its minimum, or most steps were skipped, somewhere: never recovered
+    series: dict[tuple[str, int | None], _LossSeries] = field(default_factory=dict)
 
     def add(self, ev: Event, facts: Sequence[Fact], counter: Counter | None | NotCounted = NOT_COUNTED) -> None:
         """Account ``ev`` (any event of the job, in file order) and its facts; ``counter``: ``progress_counter(ev.text)``
@@ -66,6 +136,13 @@ class NumericTail:
         key = (ev.path, ev.rank)
         if values:
             self.last_loss[key] = (ev.line, _finite(values[-1]))
+            if _finite(values[-1]):
+                skey = (ev.path, ev.rank if ev.rank is not None else _tagged_rank(ev.text))
+                ser = self.series.get(skey)
+                if ser is None and len(self.series) < MAX_SERIES:
+                    ser = self.series[skey] = _LossSeries()
+                if ser is not None:
+                    ser.add(float(values[-1]), ev)
         elif key in self.last_loss:
             # a progress line that stops printing the loss it printed before: Megatron leaves ``lm loss`` out of its
             # iteration line once the loss is NaN (epfLLM/Megatron-LLM#33): the loss is no longer known to be finite
@@ -76,11 +153,39 @@ class NumericTail:
         loss scale reached its minimum, and every file with a NaN/Inf/overflow fact printed a finite loss after it."""
         if self.floor or not self.last_loss or not all(ok for _, ok in self.last_loss.values()):
             return False
+        if self.exploded():  # finite, but orders of magnitude above where it was: not healthy
+            return False
         for path, bad_line in self.last_bad.items():
             after = [line for (p, _), (line, ok) in self.last_loss.items() if p == path and ok and line > bad_line]
             if not after:
                 return False
         return True
+
+    def exploded(self) -> tuple[LossExplosion, ...]:
+        """The ranks whose finite loss exploded (see the module doc), when every rank with ``MIN_LOSSES`` losses did
+        (ranks of one data-parallel job share the weights; one series of many that took off is not the job's)."""
+        long = [s for s in self.series.values() if s.count >= MIN_LOSSES]
+        if not long or not all(s.exploded() for s in long):
+            return ()
+        return tuple(
+            LossExplosion(s.high_since, s.floor, _median(s.last), rank)
+            for (_, rank), s in self.series.items()
+            if s.count >= MIN_LOSSES and s.high_since is not None
+        )
+
+
+_RANK_TAG = regex.compile(r"\[rank(\d+)\]")  # "INFO [rank1] train: step 5 loss ..." (a logging format, not a prefix)
+
+
+def _tagged_rank(text: str) -> int | None:
+    m = _RANK_TAG.search(text)
+    return int(m[1]) if m else None
+
+
+def _median(values: Sequence[float] | deque[float]) -> float:
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
 def _finite(v: str) -> bool:
@@ -88,3 +193,41 @@ def _finite(v: str) -> bool:
         return math.isfinite(float(v))
     except ValueError:
         return False
+
+
+EXPLODED_RULE_ID = "loss-exploded"
+EXPLODED_CONFIDENCE = 0.75
+
+
+def _num(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def loss_exploded(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``training_divergence`` when the rules saw no failure but every rank's finite loss ended
+    ``EXPLODE_FACTOR``+ times above its floor (``NumericTail.exploded``); else ``diag`` unchanged."""
+    if diag.root_cause != "no_failure" or not evidence.loss_explosion:
+        return diag
+    worst = max(evidence.loss_explosion, key=lambda x: x.final / x.floor)
+    ranks = sorted({x.rank for x in evidence.loss_explosion if x.rank is not None})
+    who = f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}" if ranks else "the run"
+    message = (
+        f"The loss of {who} fell to about {_num(worst.floor)} and then climbed to about {_num(worst.final)} "
+        f"({worst.final / worst.floor:.0f}x) by the last steps: the run diverged without reaching NaN/Inf."
+    )
+    first = min((x.event for x in evidence.loss_explosion), key=lambda e: (e.path, e.line))
+    ev = Match(EXPLODED_RULE_ID, "training_divergence", "cause", first, severity="high", confidence=EXPLODED_CONFIDENCE)
+    fix = Fix(
+        summary="The loss exploded while staying finite, so no NaN check stopped the run: the optimisation "
+        "diverged, most often from a learning rate too high for the model (a warmup to too high a peak).",
+        steps=(
+            "Look at the learning rate printed where the loss left its floor: lower the peak (`warmup_max_lr`, "
+            "`lr`) or lengthen the warmup.",
+            "Clip gradients (`gradient_clipping` in DeepSpeed, `clip_grad_norm_`), and check the loss scale/inputs "
+            "for outliers.",
+            "Add a divergence check (stop when the loss exceeds a multiple of its best) so a run fails fast.",
+        ),
+        references=("https://www.deepspeed.ai/docs/config-json/#scheduler-parameters",),
+    )
+    title = "The loss exploded (finite) and never came back: the run diverged"
+    return decided_by_fact(diag, ev, title=title, message=message, fix=fix)

@@ -25,7 +25,8 @@ from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .jobfiles import error_file_event, error_files, infer
-from .numeric_tail import NumericTail
+from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
+from .numeric_tail import NumericTail, loss_exploded
 from .parse import parse
 from .parse.timestamps import YEARLESS, iso_dated
 from .plausible import ranges
@@ -86,6 +87,7 @@ class JobState:
     last_time: datetime | None = None  # the job's latest timed line (raw, maybe year-less)
     stream: FactStream = field(default_factory=FactStream)  # facts that take earlier events to know
     numbers: NumericTail = field(default_factory=NumericTail)  # did the loss end finite after any NaN/Inf
+    memory: MemoryTrend = field(default_factory=MemoryTrend)  # memory sizes still growing when a process went quiet
 
 
 @dataclass
@@ -145,6 +147,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         if facts:
             state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
         state.numbers.add(ev, facts, counter)  # the progress line parsed once for both
+        state.memory.add(ev)
         found = match_event(ev, facts)
         kept = bool(facts)
         if found:
@@ -481,6 +484,8 @@ def collect(
         end_time=_normalise(state.last_time, year),
         flight=flight,
         year=year,
+        memory_growth=state.memory.growing(),
+        loss_explosion=state.numbers.exploded(),
     )
 
 
@@ -522,6 +527,8 @@ def decide(
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)
+    diag = peer_lost_while_memory_grew(evidence, diag)
+    diag = loss_exploded(evidence, diag)
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer
         clf = model if isinstance(model, Voter) else model()
         if clf is not None:

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from logsleuth.factlayer import facts_of
-from logsleuth.factlayer.kinds import CudaError, NumericHealth
+from logsleuth.factlayer.kinds import CudaError, NumericHealth, ProcessExit
 from logsleuth.parse import parse_text
-from logsleuth.pipeline import analyze
+from logsleuth.pipeline import analyze, collect
+from logsleuth.rules.engine import load_rules
 
 
 def _facts(text: str, kind: type) -> list:
@@ -142,19 +143,17 @@ def test_reprinted_cuda_oom_then_dead_workers_is_cuda_oom(tmp_path: Path) -> Non
     assert _diagnose(tmp_path, text) == "cuda_oom"
 
 
-def test_reprinted_cuda_oom_the_run_survived_is_no_failure(tmp_path: Path) -> None:
+@pytest.mark.parametrize("end", ["| done training in 3620.4 seconds\n", "Process finished with exit code 0\n"])
+def test_reprinted_cuda_oom_the_run_survived_is_no_failure(tmp_path: Path, end: str) -> None:
     text = _FAIRSEQ_OOM + (
-        "| epoch 001 | loss 6.112 | nll_loss 4.503 | ppl 22.67 | wps 9480 | ups 2 | wpb 4170.417 | bsz 138.125\n"
-        "| done training in 3620.4 seconds\n"
+        "| epoch 001 | loss 6.112 | nll_loss 4.503 | ppl 22.67 | wps 9480 | ups 2 | wpb 4170.417 | bsz 138.125\n" + end
     )
     assert _diagnose(tmp_path, text) == "no_failure"
 
 
 # --- Lightning: the log stops inside init_process_group ----------------------------------------------------------
 _LIGHTNING_START = (
-    "GPU available: True, used: True\n"
-    "TPU available: False, using: 0 TPU cores\n"
-    "IPU available: False, using: 0 IPUs\n"
+    "GPU available: True, used: True\nTPU available: False, using: 0 TPU cores\nIPU available: False, using: 0 IPUs\n"
 )
 
 
@@ -179,3 +178,43 @@ def test_lightning_init_that_completed_is_no_failure(tmp_path: Path) -> None:
         "----------------------------------------------------------------------------------------------------\n"
     )
     assert _diagnose(tmp_path, text) == "no_failure"
+
+
+# --- SIGBUS in several processes: their shared memory ran out ---------------------------------------------------
+def _torchrun_failure(entries: list[tuple[int, int, int, str]]) -> str:
+    """torchrun's ChildFailedError summary (torch/distributed/elastic/multiprocessing/errors), one entry per
+    (rank, pid, exitcode, signal), the first entry as the root cause."""
+    head = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \nfinetune.py FAILED\nFailures:\n"
+    out = []
+    for i, (rank, pid, code, sig) in enumerate(entries):
+        label = "Root Cause (first observed failure):\n" if i == 0 else ""
+        out.append(
+            f"{label}[{rank}]:\n  time      : 2023-04-14_06:35:35\n  host      : container-a\n"
+            f"  rank      : {rank} (local_rank: {rank})\n  exitcode  : {code} (pid: {pid})\n  error_file: <N/A>\n"
+            f"  traceback : Signal {-code} ({sig}) received by PID {pid}\n"
+        )
+    return head + "".join(out[1:]) + out[0]
+
+
+def test_sigbus_counts_distinct_pids(tmp_path: Path) -> None:
+    """tloen/alpaca-lora#338: torchrun names rank 0's failure twice (its first line without a pid in older torch)."""
+    text = "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 0 \n" + (
+        _torchrun_failure([(0, 3111, -7, "SIGBUS"), (1, 3112, -7, "SIGBUS")])
+    )
+    log = tmp_path / "job.log"
+    log.write_text(text)
+    evidence = collect([str(log)], load_rules())
+    counts = [f.same_signal for f in evidence.facts if isinstance(f, ProcessExit) and f.signal == "SIGBUS"]
+    assert max(counts) == 2 and counts.count(0) == 1  # the pid-less line is not counted
+    assert _diagnose(tmp_path, text) == "shm_exhausted"
+
+
+def test_one_sigbus_among_terminated_siblings_stays_a_native_crash(tmp_path: Path) -> None:
+    """A single rank's SIGBUS (a truncated memory-mapped file), its siblings then stopped by torchrun's SIGTERM."""
+    text = (
+        "[W1124 23:04:39.000000 10244 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 10320 "
+        "closing signal SIGTERM\n"
+        "E1124 23:04:39.831000 10244 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -7) "
+        "local_rank: 0 (pid: 10317) of binary: /usr/bin/python\n"
+    ) + _torchrun_failure([(0, 10317, -7, "SIGBUS"), (1, 10320, -15, "SIGTERM")])
+    assert _diagnose(tmp_path, text) == "native_crash"

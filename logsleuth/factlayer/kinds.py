@@ -74,6 +74,9 @@ class ProcessExit(Fact):
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
         node: the host the reporter names, or "".
         proc: the pid the reporter names, or None.
+        same_signal: how many distinct processes (by the pid reported) the job has seen end by this ``signal`` up to
+            and including this report (``reason.SameSignalExits``); 0 when no pid or no signal is named. Several
+            processes ending by one signal at once point at something they share (SIGBUS: /dev/shm).
     """
 
     KIND: ClassVar[str] = "process_exit"
@@ -85,6 +88,7 @@ class ProcessExit(Fact):
     task: int | None = None
     node: str = ""
     proc: int | None = None
+    same_signal: int = 0
 
     def fields(self) -> dict[str, Any]:
         """As ``Fact.fields``; a reporter's named task/node/pid win over the line's own (a launcher's line about

@@ -346,15 +346,42 @@ class P2PBandwidth:
 
 
 @dataclass
+class SameSignalExits:
+    """The pids the job has seen end by each signal, to count on each ``ProcessExit`` how many distinct processes
+    ended by its signal so far (``ProcessExit.same_signal``). Keyed by the reported pid (torchrun's summary and its
+    "failed (exitcode: -7) local_rank: 0 (pid: N)" name the same pid, one with a host and one without, so the host is
+    not part of the key; a report without a pid is not counted)."""
+
+    pids: dict[str, set[int]] = field(default_factory=dict)  # signal -> {pid}
+
+    def see(self, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts`` with each signalled ``ProcessExit`` that names a pid carrying its ``same_signal`` count."""
+        if not any(isinstance(f, ProcessExit) and f.signal for f in facts):
+            return facts
+        out: list[Fact] = []
+        for f in facts:
+            if isinstance(f, ProcessExit) and f.signal:
+                pid = f.fields()["pid"]
+                if pid is not None:
+                    seen = self.pids.setdefault(f.signal, set())
+                    seen.add(pid)
+                    f = dataclasses.replace(f, same_signal=len(seen))
+            out.append(f)
+        return out
+
+
+@dataclass
 class FactStream:
     """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
     exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
     consecutive overflow skips, ``OverflowRun``; an NCCL failure after processes disagreed on cuMem, ``CuMemSides``;
-    a GPU pair slower with P2P than without in CUDA's bandwidth test, ``P2PBandwidth``)."""
+    how many processes ended by the same signal, ``SameSignalExits``; a GPU pair slower with P2P than without in
+    CUDA's bandwidth test, ``P2PBandwidth``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
     cumem: CuMemSides = field(default_factory=CuMemSides)
+    signals: SameSignalExits = field(default_factory=SameSignalExits)
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
@@ -363,6 +390,7 @@ class FactStream:
         if facts:
             facts = self.overflows.see(ev, facts)
             facts = self.cumem.see(ev, facts)
+            facts = self.signals.see(facts)
         if not versions or not facts:
             return facts
         out: list[Fact] = []

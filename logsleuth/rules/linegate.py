@@ -28,6 +28,7 @@ from ..factlayer import GATE as FACT_LAYER_GATE
 from ..facts import GATE as FACTS_GATE
 from ..facts import PATTERNS as VERSION_PATTERNS
 from ..facts import WORLD_SIZE, find_world_size
+from ..memory_trend import GATE as MEMORY_GATE
 from ..parse import gate as parse_gate
 from ..read import LineGate, clean_line
 from . import native
@@ -104,7 +105,7 @@ def build(rules: RuleSet) -> LineGate | None:
     patterns += [p.pattern for p in rules.context_patterns]
     n_ctx = len(patterns) - ctx_base
     versions = [_NAMED.sub("(", p.pattern) for _name, p in VERSION_PATTERNS]
-    keep: list[str] = [*parse_gate.PATTERNS, *FACT_LAYER_GATE]
+    keep: list[str] = [*parse_gate.PATTERNS, *FACT_LAYER_GATE, *MEMORY_GATE]
     n_rule_ctx = len(patterns)  # the version patterns come after the rule and context patterns
     if all(f is not None for f in required_literals_many(versions)):
         patterns += versions
