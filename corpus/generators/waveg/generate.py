@@ -49,7 +49,7 @@ JOBS = Path("/tmp/waveg-job")
 BIN = Path(sys.executable).parent
 ACC = "{bin}/accelerate launch --multi_gpu --num_machines 1 --mixed_precision no --dynamo_backend no"
 MEMCG = Path("/sys/fs/cgroup/memory")
-SCRIPTS = ("job.py", "spawn.py", "train_pl.py", "train_acc.py", "acc_tokens.py", "ds_train.py", "fastnorm.c")
+SCRIPTS = ("job.py", "spawn.py", "train_pl.py", "train_acc.py", "acc_tokens.py", "ds_train.py", "ray_tune.py", "fastnorm.c")
 # Ray's memory monitor threshold set 3 GiB above what the (shared) machine uses when the run starts
 RAY_THRESHOLD = ("$({py} -c 'import psutil; m = psutil.virtual_memory(); "
                  "print(round((m.total - m.available + 3 * 2**30) / m.total, 3))')")
@@ -134,9 +134,11 @@ SCENARIOS = [
              "--rdzv-conf timeout=40 job.py --steps 30 > node1.log 2>&1 & wait",
              r"[Tt]imed out|[Tt]imeout|DistStoreError|RendezvousTimeoutError",
              "a 2-node torchrun job (static rendezvous, --rdzv-conf timeout=40, 2 workers per node): node 0 runs the "
-             "store on 127.0.0.1:29874, node 1 was started with a wrong --master-addr (10.254.0.17, an address "
-             "nobody answers): node 1's agent cannot reach the store and node 0 waits for the missing node until "
-             "both give up", files=("node0.log", "node1.log"), timeout=200),
+             "store on 127.0.0.1:29874, node 1 was started with a wrong --master-addr (10.254.0.17, not the "
+             "master): something other than a TCPStore answered there (this sandbox's network proxy), so node 1's "
+             "store client fails its ping ('invalid value returned from server'), retries and gives up after 40 s "
+             "(DistNetworkError), while node 0 waits for the missing node ('Timed out after 41 seconds waiting for "
+             "clients. 1/2 clients joined.')", files=("node0.log", "node1.log"), timeout=200),
     # --- application, data, disk, divergence ----------------------------------------------------------------------
     Scenario("accelerate-collate-null-tokens", "worker_exception", "accelerate",
              "{acc} --num_processes 2 --main_process_port 29875 acc_tokens.py --epochs 2 --bad-record 1300; "
@@ -147,13 +149,16 @@ SCENARIOS = [
              "shuffled batch holds it raises TypeError in pad_batch (len(None)); the other rank loses its peer in "
              "the next collective and the launcher stops the job", timeout=200),
     Scenario("deepspeed-save-checkpoint-tmpfs-full", "disk_full", "deepspeed",
-             "cat ds_plain.json; df -h ckpt | tail -1; {bin}/deepspeed --num_gpus 2 --master_port 29876 ds_train.py "
+             "cat ds_plain.json; {bin}/deepspeed --num_gpus 2 --master_port 29876 ds_train.py "
              "--ds-config ds_plain.json --hidden 384 --steps 200 --log-every 10 --save-every 20 --save-dir ckpt; "
              "echo \"job exited with $?\"",
-             r"No space left on device|errno 28|Errno 28",
+             r"No space left on device|errno 28|Errno 28|unexpected pos|iostream error",
              "DeepSpeed launcher + deepspeed.initialize (CPU, gloo), 2 processes, engine.save_checkpoint('ckpt', "
              "tag=stepN) every 20 steps into a checkpoint directory on a 4 MB tmpfs (a small scratch volume): "
-             "the checkpoints (model + optimizer state) fill it and a save fails with 'No space left on device'",
+             "the checkpoints (model + optimizer state) fill it and rank 0's torch.save inside save_checkpoint fails "
+             "as PyTorch's zip writer does on a full disk ('RuntimeError: basic_ios::clear: iostream error', then "
+             "'[enforce fail at inline_container.cc:672] . unexpected pos N vs M'; no 'No space left' text); rank 1 "
+             "loses its peer in save_checkpoint's barrier and the launcher kills the job",
              tmpfs="4m", timeout=240),
     Scenario("lightning-log-zero-count-nan", "training_divergence", "lightning",
              "{py} train_pl.py --devices 2 --epochs 3 --log-feature --zero-count 700; echo \"job exited with $?\"",
@@ -170,6 +175,16 @@ SCENARIOS = [
              "accelerate launch 2 CPU processes with 2 DataLoader workers per rank, in a container whose /dev/shm is "
              "a 1 MB tmpfs (a private mount namespace): each batch (16 records x 12288 floats, 768 KiB) is passed "
              "from the workers to the rank through shared memory, which is too small", timeout=200),
+    Scenario("raytune-ctypes-null-stats-segv", "native_crash", "ray",
+             "gcc -O2 -shared -fPIC -o libfastnorm.so fastnorm.c && "
+             "{py} ray_tune.py --iters 30 --trials 2 --native-norm --features v1,v2 --sleep 0.1; "
+             "echo \"job exited with $?\"",
+             r"SIGSEGV|[Ss]egmentation|crashed|unexpected system error|died",
+             "Ray Tune sweep on a 2-CPU local Ray cluster: 2 learning rates x 2 feature versions (v1, v2), each trial "
+             "normalises its batches with a small C library (fastnorm.c) through ctypes using the statistics of its "
+             "feature version; v2's statistics were never computed, so the v2 trials pass None (a NULL pointer) and "
+             "their worker processes die of SIGSEGV in the C code; Tune reports those trials as errored while the v1 "
+             "trials finish", timeout=300),
     # --- healthy runs ------------------------------------------------------------------------------------------------
     Scenario("torchrun-healthy-native-norm", "no_failure", "pytorch",
              "gcc -O2 -shared -fPIC -o libfastnorm.so fastnorm.c && "
