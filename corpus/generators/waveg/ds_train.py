@@ -1,5 +1,6 @@
 """Wave G DeepSpeed job (copied from wave F; ``--save-every N`` calls ``engine.save_checkpoint`` into
-``--save-dir`` every N steps, ``--hidden`` sets the model width): ``deepspeed.initialize`` on a small factorised linear regression (three Linear layers) (CPU accelerator, gloo) with the JSON
+``--save-dir`` every N steps, ``--hidden`` sets the model width; ``--workers N`` feeds raw 3x64x64 "images" through a
+DataLoader with N worker processes, pooled to 16 features in the step, so batches travel through shared memory): ``deepspeed.initialize`` on a small factorised linear regression (three Linear layers) (CPU accelerator, gloo) with the JSON
 config of ``--ds-config`` (a client ``torch.optim.SGD`` optimizer, the LR scheduler from the config, e.g. ``WarmupLR``), one ``logging`` line per
 rank every ``--log-every`` steps. Nothing is injected: a config whose warmup peak LR is too high diverges for real.
 """
@@ -22,6 +23,7 @@ def main() -> None:
     p.add_argument("--log-every", type=int, default=5)
     p.add_argument("--lr", type=float, default=0.001)
     p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--workers", type=int, default=0)
     p.add_argument("--save-every", type=int, default=0)
     p.add_argument("--save-dir", default="ckpt")
     p.add_argument("--local_rank", "--local-rank", type=int, default=0)
@@ -37,8 +39,18 @@ def main() -> None:
                         format=f"%(asctime)s %(levelname)s [rank{rank}] %(name)s: %(message)s")
     g = torch.Generator().manual_seed(100 + rank)
     w = torch.randn(16, 1, generator=torch.Generator().manual_seed(7))
+    batches = None
+    if a.workers:
+        from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+        images = TensorDataset(torch.randn(micro * a.steps * engine.world_size, 3 * 64 * 64, generator=g))
+        batches = iter(DataLoader(images, batch_size=micro, num_workers=a.workers,
+                                  sampler=DistributedSampler(images, engine.world_size, rank)))
+        log.info("DataLoader with %d workers, %d batches per rank", a.workers, a.steps)
     for step in range(1, a.steps + 1):
-        x = torch.randn(micro, 16, generator=g)
+        if batches is not None:
+            x = next(batches)[0].view(micro, 16, -1).mean(-1)  # pool each image to 16 features
+        else:
+            x = torch.randn(micro, 16, generator=g)
         loss = torch.nn.functional.mse_loss(engine(x), x @ w)
         engine.backward(loss)
         engine.step()

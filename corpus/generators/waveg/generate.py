@@ -185,6 +185,41 @@ SCENARIOS = [
              "feature version; v2's statistics were never computed, so the v2 trials pass None (a NULL pointer) and "
              "their worker processes die of SIGSEGV in the C code; Tune reports those trials as errored while the v1 "
              "trials finish", timeout=300),
+    Scenario("deepspeed-loader-small-dev-shm", "shm_exhausted", "deepspeed",
+             "cat ds_plain.json; unshare -m bash -c 'mount -t tmpfs -o size=2m tmpfs /dev/shm && exec {bin}/deepspeed "
+             "--num_gpus 2 --master_port 29880 ds_train.py --ds-config ds_plain.json --steps 40 --log-every 5 "
+             "--workers 2'; echo \"job exited with $?\"",
+             r"[Ss]hared memory|shm|No space left|Bus error|bus error",
+             "DeepSpeed launcher, 2 processes, each feeding raw 3x64x64 images (16 per batch, 768 KiB) through a "
+             "DataLoader with 2 worker processes, in a container whose /dev/shm is a 2 MB tmpfs (a private mount "
+             "namespace). In this run the job died before any batch: DeepSpeed's CPU accelerator builds its shared-memory "
+             "comm op at init ('deepspeed_shm_comm_op built successfully' twice), then rank 1 died of SIGSEGV (the launcher: "
+             "'exits with return code = -11') with no Python traceback, and the launcher killed rank 0; the same command "
+             "with the host's /dev/shm (a control run, not kept) trained 40 steps and exited 0", timeout=200),
+    Scenario("torchrun-restarts-ctypes-null-stats-segv", "native_crash", "pytorch",
+             "gcc -O2 -shared -fPIC -o libfastnorm.so fastnorm.c && "
+             "torchrun --standalone --nproc-per-node 2 --max-restarts 2 job.py --steps 60 --native-norm "
+             "--stats-shards 3 --shard-steps 15 --log-every 5 --eval-every 0; echo \"job exited with $?\"",
+             r"SIGSEGV|exitcode\s*: -11",
+             "torchrun 2 ranks (gloo) with --max-restarts 2: each batch is normalised by a ctypes-loaded C library "
+             "(fastnorm.c) with per-shard statistics; the shard id is computed modulo one shard too many, so at step "
+             "30 rank 1 passes None (a NULL pointer) and dies of SIGSEGV (rank 0: 'Connection reset by peer' in DDP's "
+             "all_reduce; torchrun: 'failed (exitcode: -11) local_rank: 1'). torchrun restarts the worker group: in the "
+             "second attempt rank 0's 'Gloo connectFullMesh failed ... Connection refused' to a peer address that "
+             "no longer answers and the group fails again; the third attempt's workers printed nothing and hung in "
+             "start-up until the generator SIGKILLed the whole job after 240 s (the log ends without torchrun's "
+             "summary). Label: the first failure, rank 1's SIGSEGV in the C library; the rest are symptoms",
+             timeout=240),
+    Scenario("torchrun-2node-healthy", "no_failure", "pytorch",
+             "torchrun --nnodes 2 --nproc-per-node 2 --rdzv-backend c10d --rdzv-endpoint 127.0.0.1:29881 --rdzv-id "
+             "wavegok job.py --steps 60 --epochs 2 --log-every 10 --eval-every 30 > node0.log 2>&1 & p0=$!; "
+             "torchrun --nnodes 2 --nproc-per-node 2 --rdzv-backend c10d --rdzv-endpoint 127.0.0.1:29881 --rdzv-id "
+             "wavegok job.py --steps 60 --epochs 2 --log-every 10 --eval-every 30 > node1.log 2>&1 & p1=$!; "
+             "wait $p0; echo \"node 0 exited with $?\" >> node0.log; wait $p1; echo \"node 1 exited with $?\" >> node1.log",
+             r"node 0 exited with 0[\s\S]*node 1 exited with 0",
+             "healthy: two torchrun agents (nodes) on one host, 2 workers each, c10d rendezvous on 127.0.0.1:29881, 2 "
+             "epochs of 60 steps with all_reduced evaluations and end-of-epoch monitored_barrier; both exit 0 (the "
+             "job script appends each node's exit status to its log)", files=("node0.log", "node1.log"), timeout=240),
     # --- healthy runs ------------------------------------------------------------------------------------------------
     Scenario("torchrun-healthy-native-norm", "no_failure", "pytorch",
              "gcc -O2 -shared -fPIC -o libfastnorm.so fastnorm.c && "
