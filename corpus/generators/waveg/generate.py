@@ -55,6 +55,7 @@ RAY_THRESHOLD = ("$({py} -c 'import psutil; m = psutil.virtual_memory(); "
                  "print(round((m.total - m.available + 3 * 2**30) / m.total, 3))')")
 
 DS_CONFIGS = {
+    "curriculum.json": '{"stage_steps": 25, "noise_by_rank": {"0": [0.5, 0.25, 0.1, 0.0], "1": [0.5, 0.25, 0.1]}}\n',
     "ds_plain.json": '{"train_batch_size": 32, "train_micro_batch_size_per_gpu": 16, "gradient_accumulation_steps": 1,\n'
                      ' "steps_per_print": 20}\n',
     "ds_zero1.json": '{"train_batch_size": 32, "train_micro_batch_size_per_gpu": 16, "gradient_accumulation_steps": 1,\n'
@@ -220,6 +221,32 @@ SCENARIOS = [
              "healthy: two torchrun agents (nodes) on one host, 2 workers each, c10d rendezvous on 127.0.0.1:29881, 2 "
              "epochs of 60 steps with all_reduced evaluations and end-of-epoch monitored_barrier; both exit 0 (the "
              "job script appends each node's exit status to its log)", files=("node0.log", "node1.log"), timeout=240),
+    Scenario("raytune-checkpoint-storage-tmpfs-full", "disk_full", "ray",
+             "{py} ray_tune.py --iters 40 --trials 2 --ckpt-kb 400 --storage ckpt --sleep 0.1; "
+             "echo \"job exited with $?\"",
+             r"No space left on device|[Ee]rrno 28|ENOSPC",
+             "Ray Tune lr sweep, 2 trials on a 2-CPU local Ray cluster, each reporting a ~400 KiB checkpoint (model, "
+             "optimizer, replay sample) with every result; the run's storage_path is a 6 MB tmpfs (a small scratch "
+             "volume) that the persisted checkpoints fill", tmpfs="6m", timeout=300),
+    Scenario("deepspeed-curriculum-stage-indexerror", "worker_exception", "deepspeed",
+             "cat curriculum.json; {bin}/deepspeed --num_gpus 2 --master_port 29882 ds_train.py --ds-config ds_plain.json "
+             "--steps 120 --log-every 5 --curriculum curriculum.json --stage-steps 25; echo \"job exited with $?\"",
+             r"IndexError",
+             "DeepSpeed launcher + deepspeed.initialize (CPU, gloo), 2 processes, a per-rank input-noise curriculum read "
+             "from curriculum.json (one noise level per 25-step stage); rank 1's list has 3 stages, rank 0's 4: at step "
+             "76 rank 1 raises IndexError: list index out of range; rank 0 loses its peer in the next collective and "
+             "the launcher kills the job", timeout=200),
+    Scenario("deepspeed-metrics-lock-deadlock", "silent_hang", "deepspeed",
+             "{bin}/deepspeed --num_gpus 2 --master_port 29883 ds_train.py --ds-config ds_plain.json --steps 200 "
+             "--log-every 5 --metrics-rank 1 --metrics-cap 400 --timeout 30; echo \"job exited with $?\"",
+             r"\[rank1\] ds_train: step 20 loss(?![\s\S]*step 25 loss)",
+             "DeepSpeed launcher + deepspeed.initialize (CPU, gloo, init_distributed timeout 30 s), 2 processes: rank 1 "
+             "buffers per-sample losses and, when the buffer fills at step 25, calls flush() while holding the buffer's "
+             "non-reentrant threading.Lock, which flush() takes again: rank 1 deadlocks silently. Both ranks stop "
+             "logging after step 20; the 30 s process-group timeout never produced an error in the 195 s that "
+             "followed (why was not investigated), and the generator SIGKILLed the whole job after 200 s as a user or "
+             "scheduler would, so the log simply ends (no launcher summary)",
+             timeout=200),
     # --- healthy runs ------------------------------------------------------------------------------------------------
     Scenario("torchrun-healthy-native-norm", "no_failure", "pytorch",
              "gcc -O2 -shared -fPIC -o libfastnorm.so fastnorm.c && "
