@@ -116,8 +116,10 @@ SCENARIOS = [
              r"SIGHUP",
              "two torchrun agents (nodes) of one job, 2 workers each, c10d rendezvous on 127.0.0.1:29872, "
              "--max-restarts 0, each started from its own terminal: after 40 s node 1's terminal closes and its whole "
-             "session gets SIGHUP (node1.log: the agent's 'Received Signals.SIGHUP death signal'); node 0's workers "
-             "lose their peers in the next collective and node 0's agent ends the job (node0.log)",
+             "session gets SIGHUP: node 1's agent forwards it to its workers ('Sending process N closing signal "
+             "SIGHUP') and exits with 'SignalException: Process N got signal: 1' (node1.log); node 0's workers lose "
+             "their peers, its agent stops them (SIGTERM) and fails with RendezvousConnectionError, since the c10d "
+             "store was hosted by node 1's agent in this run (node0.log)",
              files=("node0.log", "node1.log"), timeout=200),
     # --- launch and rendezvous ------------------------------------------------------------------------------------
     Scenario("mpspawn-master-port-taken", "port_in_use", "pytorch",
