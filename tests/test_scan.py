@@ -117,21 +117,25 @@ def test_grouping_by_dir_by_file_and_multi_file_layouts(tmp_path: Path) -> None:
     _write(run / "attempt_0" / "1" / "stderr.log", OOM)
     _write(tmp_path / "ray" / "session_1" / "logs" / "raylet.out", HEALTHY)
     _write(tmp_path / "ray" / "session_1" / "logs" / "events" / "event_RAYLET.log", HEALTHY)
+    _write(tmp_path / "twonode" / "node0.log", HEALTHY)  # one agent's console per node of a multi-node job
+    _write(tmp_path / "twonode" / "node1.log", OOM)
+    _write(tmp_path / "solo" / "node3.log", HEALTHY)  # one node's log alone is an ordinary file
 
     by_dir = {j.name: j for j in discover([str(tmp_path)], "dir")}
     rel = {os.path.relpath(n, tmp_path): len(j.paths) for n, j in by_dir.items()}
-    assert rel == {"job-a": 2, "flat": 2, "torchrun/run7": 3, "ray/session_1/logs": 2}
+    assert rel == {"job-a": 2, "flat": 2, "torchrun/run7": 3, "ray/session_1/logs": 2, "twonode": 2, "solo": 1}
     assert by_dir[str(run)].analyze_paths == (str(run),)  # a layout is analysed as a directory (error.json...)
 
     by_file = {os.path.relpath(j.name, tmp_path): len(j.paths) for j in discover([str(tmp_path)], "file")}
     assert by_file == {"job-a/rank0.log": 1, "job-a/rank1.log": 1, "flat/slurm-1.out": 1, "flat/slurm-2.out.gz": 1,
-                       "torchrun/run7": 3, "ray/session_1/logs": 2}
+                       "torchrun/run7": 3, "ray/session_1/logs": 2, "twonode": 2, "solo/node3.log": 1}
 
     df = scan([str(tmp_path)], jobs=1).set_index("job")
     assert df.loc[str(tmp_path / "job-a"), "root_cause"] == "cuda_oom"
     assert df.loc[str(tmp_path / "job-a"), "first_failure_path"] == str(tmp_path / "job-a" / "rank1.log")
     assert df.loc[str(run), "root_cause"] == "cuda_oom"
     assert df.loc[str(tmp_path / "flat"), "root_cause"] == "cuda_oom"
+    assert df.loc[str(tmp_path / "twonode"), "root_cause"] == "cuda_oom"
 
 
 def test_bad_files_give_error_rows_and_the_scan_goes_on(tmp_path: Path) -> None:
