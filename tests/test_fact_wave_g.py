@@ -64,3 +64,13 @@ def test_warnings_and_indented_or_logged_exception_words_stay_plain_lines() -> N
         "UserWarning: something\n"
     )
     assert [ev.source for ev in parse_text(text) if ev.source == "python"] == []
+
+
+def test_vllm_dp_placement_shortfall_as_a_bare_line_is_a_scheduling_stall(tmp_path: Path) -> None:
+    # https://github.com/ray-project/kuberay/issues/4366 (vllm/v1/engine/utils.py create_dp_placement_groups), cut
+    # after the first node's resources; a bare exception line must still reach the specific exception families
+    line = (
+        "ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available "
+        "resources: {'42b4896ba1c9868d50df871c7698060b6f43eb10080dc8a8e8868c6b': {'CPU': 8.0, 'GPU': 1.0}}\n"
+    )
+    assert _diagnose(tmp_path, line) == "ray_scheduling_stall"
