@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 _LOSS = regex.compile(
     r"(?i)\bloss\b[\"']?\s*[:=]?\s*(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
 )
-_BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "overflow_skip", "overflow_run"})
+_BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "nan_output", "overflow_skip", "overflow_run"})
 # facts no later finite loss undoes: the scaler at its floor, or most steps so far skipped (a cumulative count; a
 # finite loss printed by a run that skips its updates says nothing about the update)
 _FLOOR = frozenset({"min_loss_scale", "skipped_majority"})

@@ -231,7 +231,8 @@ def test_policy_decisive_rule_is_final_and_weak_rule_is_corroborated(rules) -> N
 
 def test_no_model_flag_never_loads_a_model(small, rules, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     log = tmp_path / "job.log"
-    log.write_text("RuntimeError: something nobody has a rule for\n")
+    # an error no rule reads (a bare "SomeError: ..." line is an uncaught exception now: worker_exception)
+    log.write_text("ERROR: something nobody has a rule for\n")
 
     def boom(*a: object, **k: object) -> None:
         raise AssertionError("model loaded")

@@ -203,6 +203,12 @@ _NAN_GRAD = regex.compile(
     r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
     r"returned nan values in its \d+\w* output|for gradients from `parameters` is non-finite"
 )
+# A model's own outputs checked for non-finite values during training: detectron2's RPN proposal filter
+# (``detectron2/modeling/proposal_generator/proposal_utils.py`` ``find_top_rpn_proposals``, and its rotated variant
+# ``rrpn.py``: ``raise FloatingPointError("Predicted boxes or scores contain Inf/NaN. Training has diverged.")``, raised
+# only when ``training``; facebookresearch/detectron2#1128), copied verbatim by the projects built on it (AdelaiDet,
+# unbiased-teacher).
+_NAN_OUTPUT = regex.compile(r"Predicted boxes or scores contain Inf/NaN")
 # apex/DeepSpeed "OVERFLOW! ... reducing to N", Megatron/apex "Gradient overflow. Skipping step, loss scaler 0 reducing
 # loss scale to N", fairseq's ``DynamicLossScaler`` (``fairseq/optim/fp16_optimizer.py``: "| WARNING: overflow
 # detected, setting loss scale to: N")
@@ -665,6 +671,8 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
             out.append(NumericHealth(event=ev, what="inf_loss" if "inf" in v else "nan_loss"))
         elif _NAN_GRAD.search(text):
             out.append(NumericHealth(event=ev, what="nan_grad"))
+        elif _NAN_OUTPUT.search(text):
+            out.append(NumericHealth(event=ev, what="nan_output"))
     if "overflow" in low and (m := _OVERFLOW.search(text)):
         try:
             scale = float(m["scale"].rstrip("."))

@@ -228,8 +228,8 @@ class NumericHealth(Fact):
     """The training's numbers went bad.
 
     Attributes:
-        what: ``nan_loss`` | ``inf_loss`` | ``nan_grad`` | ``overflow_skip`` | ``min_loss_scale`` (a scaler's "minimum
-            loss scale" message, or a printed loss-scale metric below 1e-3) | ``overflow_run`` (the latest of
+        what: ``nan_loss`` | ``inf_loss`` | ``nan_grad`` | ``nan_output`` (the model's predictions checked
+            non-finite) | ``overflow_skip`` | ``min_loss_scale`` (a scaler's "minimum loss scale" message, or a printed loss-scale metric below 1e-3) | ``overflow_run`` (the latest of
             consecutive overflow skips that drove the scale low: ``reason.OverflowRun``) | ``skipped_majority``
             (DeepSpeed's ``step=N, skipped=M`` with N >= 100 and M >= N/2).
         scale: the loss scale after an overflow (``reducing to N``) or the printed metric, or None.

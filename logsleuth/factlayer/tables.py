@@ -114,6 +114,11 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"is not included in a placement group", "placement"),
     (r"Cannot provide a placement group of", "placement"),
     (r"Ray does not allocate any \w+s on the driver node", "placement"),
+    # vLLM V1's data-parallel engine start (``vllm/v1/engine/utils.py`` ``CoreEngineActorManager.
+    # create_dp_placement_groups``): "Not enough resources to allocate 2 placement groups, only created 1 placement
+    # groups. Available resources: {...}" and "Not enough resources to allocate 2 DP ranks on DP master node ..."
+    # (ray-project/kuberay#4366)
+    (r"Not enough resources to allocate \d+ (?:placement groups|DP ranks)", "placement"),
     # Ray Train v2's controller when the worker group's placement group is not scheduled in time
     # (``ray/train/v2/_internal/exceptions.py`` ``WorkerGroupStartupTimeoutError``, ``RAY_TRAIN_WORKER_GROUP_START_
     # TIMEOUT_S``; v1 said "Placement group creation timed out"): the cluster cannot fit num_workers x resources

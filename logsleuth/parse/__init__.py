@@ -17,7 +17,7 @@ from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
 from .masking import mask
 from .record import Recognised
-from .traceback import FRAME, HEADER, Traceback
+from .traceback import BARE_EXC, FRAME, HEADER, Traceback
 
 _NO_FACTS = PathFacts()
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
@@ -165,7 +165,14 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         if consumed:
             continue
 
-        yield _event(path, line_no, line_no, text, body, pre, _recognise(body, pre), None, defaults)
+        rec = _recognise(body, pre)
+        if rec.source == "other" and BARE_EXC.match(body):
+            # an exception line with no traceback before it: the same uncaught exception, without its frames
+            tb = Traceback(line_no, [], line_no)
+            tb.add(line_no, text, body)
+            yield tb_event(tb, pre, Recognised("python", "error"))
+            continue
+        yield _event(path, line_no, line_no, text, body, pre, rec, None, defaults)
 
     entry = summary.close()
     if entry is not None:

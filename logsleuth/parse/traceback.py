@@ -21,6 +21,12 @@ _EXC = regex.compile(
     r"(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
     r"(?:\((?P<inner>[\w.]+)\))?)(?::\s?(?P<msg>.*))?$"
 )
+# An uncaught exception's last line on its own: CPython prints ``Type: message`` unindented at the end of every
+# traceback (``traceback.format_exception_only``), and users often paste only that line (facebookresearch/fairseq#3417:
+# "ValueError: Incorrect dictionary format, expected '<token> <cnt> [flags]'", raised by ``Dictionary.add_from_file`` in
+# ``fairseq/data/dictionary.py``). Stricter than ``_EXC``: only ``...Error``/``...Exception`` types, at column 0, with a
+# message, so warnings (``UserWarning: ...``) and words like ``Exit`` in prose stay plain lines.
+BARE_EXC = regex.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 # frames in these places are library code; the last frame outside them is the user's
 _LIBRARY = regex.compile(r"site-packages|dist-packages|/lib/python3[\d.]*/|<frozen|^<string>|/torch/|/ray/_private/")
 MAX_FOREIGN = 50  # lines of other output tolerated inside one traceback before it is closed as incomplete
