@@ -10,8 +10,8 @@ Layouts recognised (the path may tell rank/host/pid, never the diagnosis):
 - ``rank<k>.log``, ``rank_<k>``, ``rank-<k>``, ``rank<k>.out``: the global rank.
 - Slurm ``%j-%t.out`` / ``%j_%t.out`` / ``%x-%j-%t.out`` (``srun --output``): the task id, which is the rank when one task runs per rank.
 - ``<host>.log`` under a directory of per-node logs is not guessed: host names come from the lines.
-- ``node<k>.log`` (``node_<k>``, ``node-<k>``; .log/.out/.err/.txt): one launcher's console per node of a multi-node
-  job (each node runs its own torchrun agent); two or more in one directory make it one job.
+- A directory holding two or more ``node<k>.log`` files (one launcher's output per node, as multi-node launch scripts
+  ``tee`` them) is one job: the nodes' logs are read together. The node index is not taken as a rank.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _RANK_FILE = regex.compile(
 # a directory holding one of these files is a Ray session's log folder (``session_*/logs``)
 RAY_SESSION_MARKERS = ("raylet.out", "gcs_server.out")
 _ATTEMPT_DIR = regex.compile(r"attempt_\d+")
-# per-node console logs of one multi-node job: two or more in a directory make it one job (``is_layout_root``)
+# "node0.log", "node_1.out": one multi-node job's per-node launcher output
 _NODE_FILE = regex.compile(r"node[_-]?\d+\.(?:log|out|err|txt)(?:\.gz|\.zst)?", flags=regex.I)
 _SLURM_TASK = regex.compile(r"(?:^|/)(?:[\w.]+-)?(?P<job>\d+)[-_](?P<task>\d+)\.(?:out|err|log)$")
 
@@ -76,10 +76,10 @@ def infer(path: str) -> PathFacts:
 def is_layout_root(d: str) -> bool:
     """True when directory ``d`` is where a multi-file layout starts, read as one job by ``analyze`` and ``scan``:
     a torchrun ``--log-dir`` run (has ``attempt_<n>/`` sub-directories), a Ray session log folder (holds
-    ``raylet.out`` or ``gcs_server.out``), a multi-node job's per-node consoles (two or more ``node<k>.log``), or a
-    job directory with Flight Recorder dumps (``flight.read.holds_dumps``: the logs and the dumps are read together).
-    An unreadable directory is not one."""
-    nodes = 0
+    ``raylet.out`` or ``gcs_server.out``), a folder of per-node logs (two or more ``node<k>.log`` files), or a job
+    directory with Flight Recorder dumps (``flight.read.holds_dumps``: the logs and the dumps are read together). An
+    unreadable directory is not one."""
+    node_files = 0
     try:
         with os.scandir(d) as it:
             for e in it:
@@ -88,11 +88,11 @@ def is_layout_root(d: str) -> bool:
                 if _ATTEMPT_DIR.fullmatch(e.name) and e.is_dir():
                     return True
                 if _NODE_FILE.fullmatch(e.name) and e.is_file():
-                    nodes += 1
-                    if nodes >= 2:
-                        return True
+                    node_files += 1
     except OSError:
         return False
+    if node_files >= 2:
+        return True
     from .flight.read import holds_dumps
 
     return holds_dumps(d)

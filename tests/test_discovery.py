@@ -68,3 +68,20 @@ def test_scan_finds_rotated_logs_in_symlinked_folders(tmp_path) -> None:
     os.symlink(real, archive / "job1")
     df = logsleuth.scan([str(archive)], jobs=1)
     assert len(df) == 1 and df.verdict.iloc[0] == "failure" and df.root_cause.iloc[0] == "worker_exception"
+
+
+def test_a_folder_of_per_node_logs_is_one_job(tmp_path) -> None:
+    """Two ``node<k>.log`` files are one multi-node job's output; a lone ``node0.log`` and other names stay files."""
+    from logsleuth.scan.discover import discover
+
+    job = tmp_path / "archive" / "job-17"
+    job.mkdir(parents=True)
+    for k in (0, 1):
+        (job / f"node{k}.log").write_text(f"[node{k}] step 1 loss 2.0\n")
+    lone = tmp_path / "archive" / "job-18"
+    lone.mkdir()
+    (lone / "node0.log").write_text("step 1 loss 2.0\n")
+    (lone / "train.log").write_text("step 1 loss 2.0\n")
+    jobs = discover([str(tmp_path / "archive")], group_by="file")
+    names = sorted(os.path.relpath(j.name, tmp_path) for j in jobs)
+    assert names == ["archive/job-17", "archive/job-18/node0.log", "archive/job-18/train.log"], names
