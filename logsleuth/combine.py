@@ -32,6 +32,8 @@ NO_FAILURE_OVERRIDE = 0.8
 # crash at 0.82, a socket-transport peer loss read as an IB fault at 0.90), so the bar is higher.
 SYMPTOM_OVERRIDE = 0.95
 MAX_MODEL_EVIDENCE = 5
+# causes hang.decide reads from facts (no rule of their own may exist): ``fix_for`` falls back to the hang advice
+HANG_CAUSES = ("silent_hang", "collective_timeout", "collective_mismatch")
 # A model cause that a job-level fact in ``Diagnosis.stats`` rules out: every rank's last printed loss is finite after
 # any NaN/Inf (``numeric_tail``), so the run did not diverge whatever its lines look like.
 CONTRADICTED_BY = {"training_divergence": "numbers_recovered"}
@@ -89,9 +91,6 @@ def fix_for(
         return Fix(), None
     spec = cands[0]
     return _model_lead(root_cause, render_fix(spec.fix, {}, tuple(spec.references))), spec.severity
-
-
-HANG_CAUSES = ("silent_hang", "collective_timeout", "collective_mismatch")
 
 
 def _model_lead(root_cause: str, generic: Fix) -> Fix:

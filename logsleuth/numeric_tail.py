@@ -37,7 +37,7 @@ import regex
 
 from .diagnose import decided_by_fact
 from .factlayer.kinds import Fact, NumericHealth
-from .progress import NOT_COUNTED, Counter, NotCounted, progress_counter
+from .progress import NOT_COUNTED, RANK_TAG, Counter, NotCounted, progress_counter
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -174,11 +174,8 @@ class NumericTail:
         )
 
 
-_RANK_TAG = regex.compile(r"\[rank(\d+)\]")  # "INFO [rank1] train: step 5 loss ..." (a logging format, not a prefix)
-
-
 def _tagged_rank(text: str) -> int | None:
-    m = _RANK_TAG.search(text)
+    m = RANK_TAG.search(text)
     return int(m[1]) if m else None
 
 

@@ -34,8 +34,9 @@ _METRIC = regex.compile(
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
 GATE: tuple[str, ...] = (r"(?i:step|iter)",)
-MAX_INTERVALS = 64
-_RANK_TAG = regex.compile(r"\[rank(\d+)\]")  # step intervals kept per rank (for the typical step time)
+MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
+# "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one)
+RANK_TAG = regex.compile(r"\[rank(\d+)\]")
 
 
 @dataclass
@@ -130,7 +131,7 @@ class ProgressTracker:
             return NOT_COUNTED
         when = when or ev.time
         # the line's own tag, then the glued lines' tags
-        tags = list(_RANK_TAG.finditer(ev.text)) if ev.text.count("[rank") > 1 and "\n" not in ev.text else []
+        tags = list(RANK_TAG.finditer(ev.text)) if ev.text.count("[rank") > 1 and "\n" not in ev.text else []
         if len(tags) < 2:
             return self._record(ev.rank, ev.text, ev, when)
         self._record(ev.rank, ev.text[: tags[1].start()], ev, when)
