@@ -102,7 +102,9 @@ _MP_SIGNAL = regex.compile(r"process (?P<idx>\d+) terminated with signal (?P<nam
 _MP_CODE = regex.compile(r"process (?P<idx>\d+) terminated with exit code (?P<code>-?\d+)")
 # CPython ``multiprocessing.Process.__repr__`` (Lib/multiprocessing/process.py): "<Process name='Process-2' pid=4692
 # parent=4690 stopped exitcode=-SIGKILL>" (``_exitcode_to_name``: the signal's name for a negative exit code)
-_MP_REPR = regex.compile(r"<\w*Process name='[^']*' pid=(?P<pid>\d+) [^>]*?exitcode=(?:-(?P<name>SIG[A-Z]+)|(?P<code>\d+))>")
+_MP_REPR = regex.compile(
+    r"<\w*Process name='[^']*' pid=(?P<pid>\d+) [^>]*?exitcode=(?:-(?P<name>SIG[A-Z]+)|(?P<code>\d+))>"
+)
 _DATALOADER = regex.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
 # the DataLoader worker's own signal handlers (``torch/csrc/DataLoader.cpp`` ``SIGNAL_HANDLER``), printed by the worker
 # as it dies, before the main process notices: "ERROR: Unexpected segmentation fault encountered in worker."
@@ -711,7 +713,9 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
     if "Terminating process" in text and (m := _SPAWN_TERMINATE.search(text)):
         sig = m["name"]
         target = plausible.pid(m["pid"])
-        out.append(SignalFact(event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target))
+        out.append(
+            SignalFact(event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target)
+        )
     if "eceived SIGTERM" in text and "[rank" in text and _RANK_GOT_SIGTERM.search(text):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):

@@ -200,6 +200,7 @@ def is_advisory(text: str) -> bool:
     model's support check (``combine``) both use."""
     return len(text) < ADVISORY_MAX_CHARS and ADVISORY_LINES.search(text) is not None
 
+
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
 # tree (``src/``): the IB verbs transport was ``transport/net_ib.cc`` until 2.2x and ``transport/net_ib/*.cc``
 # since; ``misc/ibvwrap.cc``/``ibvsymbols.cc`` wrap libibverbs (``wrap_ibv_reg_mr`` ...); ``misc/socket.cc``,
