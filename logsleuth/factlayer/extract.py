@@ -64,6 +64,11 @@ _RAY_PID = regex.compile(r"Worker PID: (?P<pid>\d+)|^\s*pid: (?P<pid>\d+)$", reg
 # Ray's SYSTEM_ERROR detail ends with a fixed list of possible causes ("Some common causes include: (1) the process
 # was killed by the OOM killer ..., (3) ... SIGSEGV"): boilerplate, not a statement about this worker
 _RAY_BOILERPLATE = "Some common causes include"
+# A worker whose own SIGTERM handler ran (``python/ray/_private/worker.py`` ``main_loop.sigterm_handler``: it raises
+# SystemExit with "The process receives a SIGTERM.", which ``_raylet.pyx`` reports as "Worker exits with an exit code
+# 1. The process receives a SIGTERM." after the core worker's "Worker exits unexpectedly." / "Worker exits
+# unexpectedly by a signal. SystemExit is raised (sys.exit is called). Exit code: 1."): ended by SIGTERM, not crashed
+_RAY_SIGTERM = "The process receives a SIGTERM"
 # bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
 _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
 _SHELL = regex.compile(
@@ -435,7 +440,9 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             )
     if "Worker exit type" in text and (m := _RAY_EXIT.search(text)) and m["type"] != "INTENDED_USER_EXIT":
         own = text.split(_RAY_BOILERPLATE, 1)[0]
-        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", own[m.start() :]) else None
+        said = own[m.start() :]
+        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", said) else None
+        sig = sig or ("SIGTERM" if _RAY_SIGTERM in said else None)
         pm = _RAY_PID.search(own)
         _exit(ev, out, None, "ray", signal=sig, detail=m["type"], proc=plausible.pid(pm["pid"]) if pm else None)
     if "DataLoader worker" in text and (m := _DATALOADER.search(text)):

@@ -69,6 +69,15 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     "OutOfMemoryError": "cuda_oom",  # torch.OutOfMemoryError / torch.cuda.OutOfMemoryError (module checked below)
     "ImportError": "environment",
     "ModuleNotFoundError": "environment",
+    # Ray (``python/ray/exceptions.py``, 2.x; ``RayOutOfMemoryError`` is Ray 1.x's ``memory_monitor.py``, raised when
+    # "More than 95% of the memory on node ... is used"): the object store, the node's disk and the node's memory are
+    # host resources; ``RuntimeEnvSetupError`` ("Failed to set up runtime environment.") is a pip/conda/working_dir
+    # set-up that failed before the task's code ran. Ray's other errors (``ActorDiedError``, ``OwnerDiedError``,
+    # ``ObjectLostError``, ``WorkerCrashedError``, ``GetTimeoutError``...) report a death or wait, not its cause.
+    "RayOutOfMemoryError": "host_memory",
+    "ObjectStoreFullError": "host_memory",
+    "OutOfDiskError": "disk_full",
+    "RuntimeEnvSetupError": "environment",
 }
 # Modules whose ``OutOfMemoryError`` is the CUDA caching allocator's (Ray's ``ray.exceptions.OutOfMemoryError`` is
 # the host memory monitor's: ``ray/exceptions.py``).
