@@ -151,3 +151,11 @@ def test_train_worker_memoryerror_is_host_memory() -> None:
     # Ray Train v2: the worker's MemoryError, then the controller's WorkerGroupError wrapping it
     d = analyze([str(DATA / "ray260-train-worker-memoryerror.log")], model=False)
     assert d.root_cause == "host_oom_killed"
+
+
+def test_train_controller_resource_request_warning_is_healthy() -> None:
+    # a healthy Ray Train v2 run on this busy 2-CPU node: the controller's resource request timed out once and Ray
+    # logged it at WARNING with its GetTimeoutError traceback ("... it's safe to ignore this error"), then trained
+    d = analyze([str(DATA / "ray260-train-healthy-resource-request-warning.log")], model=False)
+    assert "GetTimeoutError" in (DATA / "ray260-train-healthy-resource-request-warning.log").read_text()
+    assert d.root_cause == "no_failure"

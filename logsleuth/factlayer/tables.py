@@ -152,10 +152,16 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # core_worker.cc``, ray-project/ray#53727) - Ray Train creates such actors in every healthy run. And torch's exit
 # warning from ``ProcessGroupNCCL``'s destructor (``torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp``, torch >= 2.4:
 # "destroy_process_group() was not called before program exit, which can leak resources"), printed at the exit of
-# every process that did not tear its group down, healthy or not (anhvth/opensloth#17).
+# every process that did not tear its group down, healthy or not (anhvth/opensloth#17). And the traceback Ray Train
+# v2's controller logs at WARNING when its periodic resource request to the autoscaling coordinator times out
+# (``ray/train/v2/_internal/execution/scaling_policy/autoscaling_coordinator_client.py`` ``send_resource_request``
+# catches every exception: "Failed to send resource request for ... If this only happens transiently during network
+# partition or CPU being overloaded, it's safe to ignore this error."; a healthy TorchTrainer run on a busy 2-CPU
+# node here printed it with a ``GetTimeoutError``, tests/test_fact_ray_source.py).
 ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
     r"|destroy_process_group\(\) was not called before program exit"
+    r"|autoscaling_coordinator_client\.py\", line \d+, in send_resource_request\n"
 )
 
 # NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
