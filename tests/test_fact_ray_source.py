@@ -16,6 +16,7 @@ import pytest
 
 from logsleuth.factlayer import facts_of
 from logsleuth.factlayer.kinds import ExceptionFact, ProcessExit
+from logsleuth.parse import parse_text
 from logsleuth.pipeline import analyze
 from logsleuth.types import Event
 
@@ -159,3 +160,16 @@ def test_train_controller_resource_request_warning_is_healthy() -> None:
     d = analyze([str(DATA / "ray260-train-healthy-resource-request-warning.log")], model=False)
     assert "GetTimeoutError" in (DATA / "ray260-train-healthy-resource-request-warning.log").read_text()
     assert d.root_cause == "no_failure"
+
+
+def test_ray_system_error_of_a_missing_module_is_the_environment(tmp_path: Path) -> None:
+    # ray-project/ray#27015: an actor's argument could not be unpickled on the worker (its module is not there)
+    text = (
+        "ERROR worker.py:431 -- Exception raised in creation task: The actor died because of an error raised in its "
+        "creation task, ray::SACLearnerWithCost.__init__() (pid=4301, ip=10.0.0.14)\n"
+        "(TemporaryActor pid=4301)   At least one of the input arguments for this task could not be computed:\n"
+        "(TemporaryActor pid=4301) ray.exceptions.RaySystemError: System error: No module named 'policy'\n"
+    )
+    excs = [f for e in parse_text(text) for f in facts_of(e) if isinstance(f, ExceptionFact)]
+    assert [(e.type, e.family) for e in excs] == [("ray.exceptions.RaySystemError", "environment")]
+    assert _cause(tmp_path, text) == "library_version_mismatch"

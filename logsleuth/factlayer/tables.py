@@ -116,6 +116,11 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
 # any GPUs on the driver node", vllm-project/vllm#3190).
 MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"^\d+ requested and \d+ written$", "disk_full"),
+    # an import that failed inside another exception's message: Ray's ``RaySystemError`` when a worker cannot
+    # unpickle an argument or a class whose module it cannot import ("System error: No module named 'policy'",
+    # ``python/ray/_private/serialization.py``; ray-project/ray#27015, verl-project/verl#4482), and libraries that
+    # re-raise an ImportError's text (CPython's ``ModuleNotFoundError`` message: "No module named 'x'")
+    (r"\bNo module named '", "environment"),
     (r"cannot fit into any bundles for the placement group", "placement"),
     (r"exceeds the total number of available \w+s in the placement group", "placement"),
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),
