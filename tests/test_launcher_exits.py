@@ -69,7 +69,12 @@ def _diagnose(tmp_path: Path, text: str):
             None,
         ),
         # CPython multiprocessing.Process repr, run here
-        ("<Process name='Process-2' pid=4692 parent=4690 stopped exitcode=-SIGKILL>", "multiprocessing", "SIGKILL", None),
+        (
+            "<Process name='Process-2' pid=4692 parent=4690 stopped exitcode=-SIGKILL>",
+            "multiprocessing",
+            "SIGKILL",
+            None,
+        ),
         # zsh job reports on a terminal, run here (zsh words SIGABRT "IOT instruction" on Linux)
         ("zsh: killed     python job.py --fault kill --fault-rank 0", "shell", "SIGKILL", None),
         ("zsh: segmentation fault  python job.py --fault segv --fault-rank 0", "shell", "SIGSEGV", None),
@@ -149,7 +154,10 @@ def test_spawn_sigterm_to_survivors_is_not_preemption(tmp_path: Path) -> None:
         "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL\n"
     )
     stops = [f for f in _facts(text) if isinstance(f, SignalFact)]
-    assert [(f.sender, f.signal, f.target) for f in stops] == [("launcher", "SIGTERM", 3692), ("unknown", "SIGTERM", None)]
+    assert [(f.sender, f.signal, f.target) for f in stops] == [
+        ("launcher", "SIGTERM", 3692),
+        ("unknown", "SIGTERM", None),
+    ]
     assert _diagnose(tmp_path, text).root_cause == "host_oom_killed"
 
 
@@ -188,7 +196,9 @@ def test_deepspeed_kill_report_after_killing_subprocesses_stays_the_cause(tmp_pa
 
 
 def test_zsh_crash_is_native_crash(tmp_path: Path) -> None:
-    text = "[rank0] step 2 loss 0.4539\n[rank0] step 3 loss 0.5524\nzsh: segmentation fault  python job.py --fault segv\n"
+    text = (
+        "[rank0] step 2 loss 0.4539\n[rank0] step 3 loss 0.5524\nzsh: segmentation fault  python job.py --fault segv\n"
+    )
     assert _diagnose(tmp_path, text).root_cause == "native_crash"
 
 
@@ -248,3 +258,24 @@ def test_advisory_check_is_one_helper_with_one_length_guard() -> None:
     assert is_advisory(line)
     assert not is_advisory(line + " " + "x" * ADVISORY_MAX_CHARS)
     assert not is_advisory("RuntimeError: NCCL error")
+
+
+@pytest.mark.parametrize(
+    "line, signal, sender",
+    [
+        # torch 1.x-2.1 names the number (determined-ai/determined#8915), newer torch the name
+        (
+            "WARNING: torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers",
+            "SIGTERM",
+            "scheduler",
+        ),
+        (
+            "torch.distributed.elastic.agent.server.api: Received Signals.SIGHUP death signal, shutting down workers",
+            "SIGHUP",
+            "terminal",
+        ),
+    ],
+)
+def test_agent_death_signal_by_number_or_name(line: str, signal: str, sender: str) -> None:
+    (f,) = [f for f in _facts(line) if isinstance(f, SignalFact)]
+    assert (f.signal, f.sender) == (signal, sender)
