@@ -134,7 +134,9 @@ _NCCL_RESULT = regex.compile(
 # ``host:pid:tid [dev] file:line NCCL WARN`` prefix) to the error it raises: "ncclSystemError: System call (e.g. socket,
 # malloc) or external library call failed or device error. \nLast error:\nsocketStartConnect: Connect to ... failed"
 # (``torch/csrc/distributed/c10d/NCCLUtils.cpp`` ``getNcclErrorDetailStr``; hkproj/pytorch-transformer-distributed#1)
-_NCCL_LAST_ERROR = regex.compile(r"Last error:\s*\n\s*(?:\d+: )?(?P<msg>\S[^\n]*)|Last error: (?:\d+: )?(?P<msg>\S[^\n]*)")
+_NCCL_LAST_ERROR = regex.compile(
+    r"Last error:\s*\n\s*(?:\d+: )?(?P<msg>\S[^\n]*)|Last error: (?:\d+: )?(?P<msg>\S[^\n]*)"
+)
 # Which allocator a process's NCCL uses for its buffers (``NcclCuMem``), as three sources print it:
 # - NCCL itself, reading the variable (``NCCL_PARAM`` -> ``ncclLoadParam``, src/misc/param.cc: "%s set by environment
 #   to %lld."): ``host:pid:tid [0] NCCL INFO NCCL_CUMEM_ENABLE set by environment to 0.``
