@@ -22,6 +22,7 @@ GATE: tuple[str, ...] = (
     r"srun: error",
     r"srun: Terminating",
     r"Worker exit type",
+    r"died unexpectedly, shutting down",
     r"Bus error",
     r"Illegal instruction",
     r"Floating point exception",

@@ -65,6 +65,22 @@ _RAY_PID = regex.compile(r"Worker PID: (?P<pid>\d+)|^\s*pid: (?P<pid>\d+)$", reg
 # Ray's SYSTEM_ERROR detail ends with a fixed list of possible causes ("Some common causes include: (1) the process
 # was killed by the OOM killer ..., (3) ... SIGSEGV"): boilerplate, not a statement about this worker
 _RAY_BOILERPLATE = "Some common causes include"
+# A worker whose own SIGTERM handler ran (``python/ray/_private/worker.py`` ``main_loop.sigterm_handler``: it raises
+# SystemExit with "The process receives a SIGTERM.", which ``_raylet.pyx`` reports as "Worker exits with an exit code
+# 1. The process receives a SIGTERM." after the core worker's "Worker exits unexpectedly." / "Worker exits
+# unexpectedly by a signal. SystemExit is raised (sys.exit is called). Exit code: 1."): ended by SIGTERM, not crashed
+_RAY_SIGTERM = "The process receives a SIGTERM"
+# vLLM's watch over its worker processes, which reports a death it did not cause: V0's ``WorkerMonitor``
+# (``vllm/executor/multiproc_worker_utils.py``: "Worker %s pid %s died, exit code: %s" with ``Process.exitcode``,
+# -N = killed by signal N; vllm-project/vllm#15295 "Worker VllmWorkerProcess pid 000000 died, exit code: -15"), and
+# V1's executor/engine client (``vllm/v1/executor/multiproc_executor.py`` "Worker proc %s died unexpectedly, shutting
+# down executor.", ``vllm/v1/engine/core_client.py`` "Engine core proc %s died unexpectedly, shutting down client."),
+# which named no code until vllm-project/vllm#38641 added the process's exit code to the line: a process that ended
+# without its exception reaching vLLM.
+_VLLM_EXIT = regex.compile(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
+_VLLM_DIED = regex.compile(
+    r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
+)
 # bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
 _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
 _SHELL = regex.compile(
@@ -109,6 +125,12 @@ _EXC_LINE = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exce
 _EXC_AFTER_PREFIX = regex.compile(
     r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))"
     r"(?::\s?(?P<msg>.*))?$"
+)
+# the same behind vLLM's logger prefix (``vllm/logger.py``: "ERROR 05-25 15:29:28 [core.py:1140] ValueError: No
+# available memory for the cache blocks. ..."), after any process prefix ("(EngineCore pid=374) ")
+_EXC_AFTER_VLLM_LOGGER = regex.compile(
+    r"^(?:\([^)]*\)\s*)*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w./-]+\.py:\d+\] "
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))(?::\s?(?P<msg>.*))?$"
 )
 _ERRNO = regex.compile(r"\[Errno (?P<n>\d+)\]")
 # Ray re-raises a task's exception as ``RayTaskError(<its type>)`` (``ray/exceptions.py``, ``as_instanceof_cause``)
@@ -343,6 +365,7 @@ _CI_WORDS = (
     "no space left",
     "quota",
     "encountered in worker",
+    "died unexpectedly",
 )
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
@@ -461,9 +484,15 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             )
     if "Worker exit type" in text and (m := _RAY_EXIT.search(text)) and m["type"] != "INTENDED_USER_EXIT":
         own = text.split(_RAY_BOILERPLATE, 1)[0]
-        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", own[m.start() :]) else None
+        said = own[m.start() :]
+        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", said) else None
+        sig = sig or ("SIGTERM" if _RAY_SIGTERM in said else None)
         pm = _RAY_PID.search(own)
         _exit(ev, out, None, "ray", signal=sig, detail=m["type"], proc=plausible.pid(pm["pid"]) if pm else None)
+    if "died, exit code" in text and (m := _VLLM_EXIT.search(text)) and _code(m["code"]) != 0:
+        _exit(ev, out, _code(m["code"]), "vllm", detail=m["name"], proc=plausible.pid(m["pid"]))
+    elif "died unexpectedly" in text and (m := _VLLM_DIED.search(text)):
+        _exit(ev, out, _code(m["code"]), "vllm", detail=m["name"])
     if "DataLoader worker" in text and (m := _DATALOADER.search(text)):
         _exit(
             ev,
@@ -560,7 +589,7 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         )
     elif "Error" in text or "Exception" in text:
         last = text.rsplit("\n", 1)[-1].strip()
-        m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last)
+        m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last) or _EXC_AFTER_VLLM_LOGGER.match(last)
         if m:
             out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
     if "terminate called" in text and (m := _TERMINATE.search(text)):
