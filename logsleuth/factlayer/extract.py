@@ -182,10 +182,22 @@ CAUSE_SPLIT = (
     "During handling of the above exception, another exception occurred",
 )
 # --- NCCL, CUDA, GPU hardware ---------------------------------------------------------------------------------
-_NCCL_WARN = regex.compile(r"(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+)(?: \([^)]*\))? NCCL WARN")
+# NCCL prints ``file:line``; net plugins built on its logger may print ``function:line`` (aws-ofi-nccl:
+# "register_mr_buffers:465 NCCL WARN NET/OFI Unable to register memory ...", NVIDIA/nccl#563), whose subsystem then
+# comes from the message alone
+_NCCL_WARN = regex.compile(
+    r"(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?<=\] )[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? NCCL WARN"
+)
 _NCCL_RESULT = regex.compile(
     r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
     r"RemoteError|InProgress))\b"
+)
+# torch's ``ProcessGroupNCCL`` appends NCCL's ``ncclGetLastError(comm)`` (the message of the last ``WARN``, without its
+# ``host:pid:tid [dev] file:line NCCL WARN`` prefix) to the error it raises: "ncclSystemError: System call (e.g. socket,
+# malloc) or external library call failed or device error. \nLast error:\nsocketStartConnect: Connect to ... failed"
+# (``torch/csrc/distributed/c10d/NCCLUtils.cpp`` ``getNcclErrorDetailStr``; hkproj/pytorch-transformer-distributed#1)
+_NCCL_LAST_ERROR = regex.compile(
+    r"Last error:\s*\n\s*(?:\d+: )?(?P<msg>\S[^\n]*)|Last error: (?:\d+: )?(?P<msg>\S[^\n]*)"
 )
 # Which allocator a process's NCCL uses for its buffers (``NcclCuMem``), as three sources print it:
 # - NCCL itself, reading the variable (``NCCL_PARAM`` -> ``ncclLoadParam``, src/misc/param.cc: "%s set by environment
@@ -210,6 +222,14 @@ _SMI = regex.compile(
     r"Unable to determine the device handle for GPU[\w:. ]*: Unknown Error|"
     r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
 )
+# the NVIDIA user-space driver (libcuda/libnvidia-ml) and the loaded kernel module are different versions (a driver
+# upgraded without a reboot or module reload, or a container's user-space driver): the kernel module refuses the
+# client (open-gpu-kernel-modules ``kernel-open/nvidia/nv.c``: "NVRM: API mismatch: the client has the version %d.%d-%d,
+# but\nNVRM: this kernel module has the version %s."), NVML fails (``nvmlInit``: NVML_ERROR_LIB_RM_VERSION_MISMATCH,
+# printed by nvidia-smi as "Failed to initialize NVML: Driver/library version mismatch" and by the container toolkit as
+# "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch"; NVIDIA/nvidia-docker#1451,
+# NVIDIA/k8s-device-plugin#1431)
+_DRIVER_MISMATCH = regex.compile(r"(?i:driver/library version mismatch)|NVRM: API mismatch: the client has the version")
 _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
 # how a failed CUDA call is announced: torch's "CUDA error: ...", NCCL's "Cuda failure '...'", nccl-tests' "Test CUDA
 # failure", and the CUDACHECK macro of NCCL's examples (vLLM csrc/custom_all_reduce.cuh): "Failed: Cuda error f:l '...'"
@@ -346,6 +366,7 @@ _CS_WORDS = (
     "AER:",
     "NVRM",
     "NCCL WARN",
+    "Last error:",
     "NCCL_CUMEM_ENABLE",
     "via P2P/",
     "CUDA",
@@ -384,6 +405,7 @@ _CI_WORDS = (
     "fallen off",
     "unknown error",
     "nvidia-smi",
+    "version mismatch",
     "node failure",
     "low on resource",
     "overflow",
@@ -689,6 +711,9 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
                 symptom=t.symptom if t is not None else False,
             )
         )
+    elif "Last error:" in text and (m := _NCCL_LAST_ERROR.search(text)):
+        if (w := nccl_last_error(ev, m["msg"], nccl_result(text))) is not None:
+            out.append(w)
     if "CUDA" in text or "Cuda" in text or "cudaError" in text:
         found = None
         if any(w in text for w in _CUDA_ERR_MARKS):
@@ -728,8 +753,28 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
     if "AER" in text and (m := _AER.search(text)):
         fatal = m["sev"] == "Fatal" or (m["kind"] or "").endswith("Uncorrected") and m["sev"] != "Non-Fatal"
         out.append(GpuHardware(event=ev, what="pcie_aer", meaning=m[0], hardware=fatal))
+    if ("mismatch" in text) and _DRIVER_MISMATCH.search(text):
+        meaning = "the NVIDIA user-space driver and the kernel module are different versions"
+        out.append(GpuHardware(event=ev, what="driver_mismatch", meaning=meaning, hardware=False))
     if ("Unknown Error" in text or "NVIDIA-SMI" in text) and _SMI.search(text):
         out.append(GpuHardware(event=ev, what="nvidia_smi_error", meaning="nvidia-smi cannot reach the GPU/driver"))
+
+
+def nccl_last_error(ev: Event, message: str, result: str = "") -> NcclWarning | None:
+    """The ``NcclWarning`` that a copy of NCCL's last WARN message states (torch's "Last error:" block, which names no
+    source file): its template's subsystem, cause and symptom; None when no template (``nccl_source``) knows it."""
+    t = tables.warn_template(message)
+    if t is None:
+        return None
+    return NcclWarning(
+        event=ev, file="", src_line=None, subsystem=t.subsystem, result=result, cause=t.cause, symptom=t.symptom
+    )
+
+
+def nccl_result(text: str) -> str:
+    """The ``ncclResult_t`` name in ``text`` (``ncclSystemError``...), or ""."""
+    r = _NCCL_RESULT.search(text) if "nccl" in text else None
+    return r["r"] if r else ""
 
 
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
