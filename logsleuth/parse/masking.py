@@ -28,6 +28,17 @@ def mask(text: str) -> str:
         ``"Timed out after 1801 seconds waiting for clients. 17/33 clients joined."`` ->
         ``"Timed out after <NUM> seconds waiting for clients. <NUM>/<NUM> clients joined."``
     """
-    for name, pattern in MASKS:
-        text = pattern.sub(name, text)
+    for (name, pattern), needs in zip(MASKS, _NEEDS):
+        if needs is None or needs(text):
+            text = pattern.sub(name, text)
     return text
+
+
+# what a text must hold for each mask to match (a match needs it; most lines lack it, and a search costs more)
+_NEEDS = (
+    lambda t: ":" in t,  # <TIME>: hh:mm:ss in both forms
+    lambda t: "[" in t or t.count(".") >= 3,  # <IP>: a bracketed IPv6, or four dotted numbers
+    None,
+    lambda t: "/" in t,  # <PATH>: two or more /-separated parts
+    None,
+)
