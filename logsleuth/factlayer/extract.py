@@ -16,6 +16,7 @@ import regex
 from .. import plausible
 from ..types import Event
 from . import tables
+from .cuda_tables import CUDA_ERROR_BY_NAME
 from .kinds import (
     CudaError,
     ExceptionFact,
@@ -152,6 +153,9 @@ _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure
 # failure", and the CUDACHECK macro of NCCL's examples (vLLM csrc/custom_all_reduce.cuh): "Failed: Cuda error f:l '...'"
 _CUDA_ERR_MARKS = ("CUDA error", "Cuda error", "Cuda failure", "cudaError", "CUDA failure")
 _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
+# the driver API's ``CUresult`` names (``cuda.h``), as Triton, CuPy and XLA print them; only those ``tables.CU_RESULTS``
+# maps to a runtime error are read
+_CU_RESULT = regex.compile(r"\b(?P<name>CUDA_ERROR_[A-Z_]+)\b")
 # CUDA's device-side ``assert()`` prints, from each failing thread, "<file>:<line>: <function>: block: [x,y,z], thread:
 # [x,y,z] Assertion `<expr>` failed." (older builds leave out the function: PyTorch's THC kernels), before the launch
 # fails with cudaErrorAssert (710, "device-side assert triggered"); PyTorch's kernels assert on out-of-range indices
@@ -596,26 +600,41 @@ def _cumem(text: str, ev: Event, out: list[Fact]) -> None:
 def _device(ev: Event, text: str, out: list[Fact]) -> None:
     if "NCCL WARN" in text and (m := _NCCL_WARN.search(text)):
         r = _NCCL_RESULT.search(text)
+        t = tables.warn_template(text[m.end() :].split("\n", 1)[0])
         out.append(
             NcclWarning(
                 event=ev,
                 file=m["file"],
                 src_line=plausible.number(m["line"]),
-                subsystem=tables.nccl_subsystem(m["file"]),
+                subsystem=tables.warn_subsystem(m["file"], t),
                 result=r["r"] if r else "",
+                cause=t.cause if t is not None else "",
+                symptom=t.symptom if t is not None else False,
             )
         )
     if "CUDA" in text or "Cuda" in text or "cudaError" in text:
-        name_m = _CUDA_NAME.search(text)
         found = None
-        for words, name, code, hw in tables.CUDA_ERRORS:
-            if words in text and any(w in text for w in _CUDA_ERR_MARKS):
-                found = (words, name, code, hw)
-                break
+        if any(w in text for w in _CUDA_ERR_MARKS):
+            found = next((e for e in tables.CUDA_ERRORS if e.message in text), None)
+        if found is None:
+            name_m = _CUDA_NAME.search(text)
+            name = name_m["name"] if name_m else ""
+            if not name and "CUDA_ERROR_" in text and (cu := _CU_RESULT.search(text)):
+                name = tables.CU_RESULTS.get(cu["name"], "")
+            found = CUDA_ERROR_BY_NAME.get(name)
+            if found is None and name:
+                out.append(CudaError(event=ev, name=name))
         if found is not None:
-            out.append(CudaError(event=ev, name=found[1], code=found[2], hardware=found[3], message=found[0]))
-        elif name_m:
-            out.append(CudaError(event=ev, name=name_m["name"]))
+            out.append(
+                CudaError(
+                    event=ev,
+                    name=found.name,
+                    code=found.code,
+                    hardware=found.hardware,
+                    message=found.message,
+                    family=found.family,
+                )
+            )
     if "Assertion `" in text and not any(isinstance(f, CudaError) for f in out) and _DEVICE_ASSERT.search(text):
         out.append(CudaError(event=ev, name="cudaErrorAssert", code=710, message="device-side assert triggered"))
     if "NVRM" in text and (m := _XID.search(text)):

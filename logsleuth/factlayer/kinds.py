@@ -140,6 +140,12 @@ class NcclWarning(Fact):
         src_line: line in that file; None when the printed number is implausible (``plausible.number``).
         subsystem: from ``tables.NCCL_SUBSYSTEMS`` (``ib``, ``socket``, ``p2p``, ``shm``, ``cuda``, ...), or "".
         result: the ``ncclResult_t`` named on the line (``ncclSystemError``), or "".
+        cause: the taxonomy id the WARN's message template states by itself (``nccl_source.NCCL_WARN_TEMPLATES``:
+            "NET/Socket : message truncated" -> ``collective_mismatch``), or "" when only the subsystem speaks.
+        symptom: the template reports the consequence of a failure elsewhere (a peer's closed connection, a
+            proxy call to a rank that failed, an aborted communicator).
+    The subsystem is the message's when its template names one ("Cuda failure" printed from ``proxy.cc`` is
+    ``cuda``), else the file's.
     """
 
     KIND: ClassVar[str] = "nccl_warning"
@@ -147,6 +153,8 @@ class NcclWarning(Fact):
     src_line: int | None = 0
     subsystem: str = ""
     result: str = ""
+    cause: str = ""
+    symptom: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,8 +162,10 @@ class CudaError(Fact):
     """A CUDA runtime/driver error by name and code (``tables.CUDA_ERRORS``).
 
     Attributes:
-        name: ``cudaErrorIllegalAddress``...; code: its number; hardware: the error itself says the device failed
-        (ECC, NVLink); message: the runtime's string.
+        name: ``cudaErrorIllegalAddress``... (a driver ``CUresult`` is given its runtime name); code: its number;
+        hardware: the error itself says the device failed (ECC, NVLink); message: the runtime's string;
+        family: what it says about the failure (``cuda_tables.CUDA_FAMILIES``: ``hardware``, ``gpu_memory``,
+        ``version``, ``kernel_fault``, ...), "" for an error the table does not know.
     """
 
     KIND: ClassVar[str] = "cuda_error"
@@ -163,6 +173,7 @@ class CudaError(Fact):
     code: int | None = None
     hardware: bool = False
     message: str = ""
+    family: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

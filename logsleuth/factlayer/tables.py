@@ -8,6 +8,19 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+# NCCL (source file -> subsystem, WARN templates, ncclResult_t) and CUDA/Xid tables live in their own modules;
+# the names are re-exported here for the extractors and older imports.
+from .cuda_tables import CU_RESULTS, CUDA_ERRORS, XID, CudaErrorEntry  # noqa: F401
+from .nccl_source import (  # noqa: F401
+    NCCL_RESULTS,
+    NCCL_SUBSYSTEMS,
+    NCCL_WARN_TEMPLATES,
+    WarnTemplate,
+    nccl_subsystem,
+    warn_subsystem,
+    warn_template,
+)
+
 # Signal numbers on Linux x86-64/aarch64 (``signal(7)``, the "Standard signals" table; Python's ``signal.Signals``).
 SIGNALS: dict[int, str] = {
     1: "SIGHUP",
@@ -148,111 +161,6 @@ ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
     r"|destroy_process_group\(\) was not called before program exit"
 )
-
-# NCCL source file (as ``src/debug.cc`` prints ``__FILE__`` relative to ``src/``) -> subsystem. From NVIDIA/nccl's
-# tree (``src/``): the IB verbs transport was ``transport/net_ib.cc`` until 2.2x and ``transport/net_ib/*.cc``
-# since; ``misc/ibvwrap.cc``/``ibvsymbols.cc`` wrap libibverbs (``wrap_ibv_reg_mr`` ...); ``misc/socket.cc``,
-# ``include/socket.h``, ``bootstrap.cc`` and ``transport/net_socket.cc`` are TCP sockets; ``transport/p2p.cc``
-# is CUDA peer-to-peer/IPC; ``transport/shm.cc``, ``misc/shmutils.cc``, ``include/shm.h`` are /dev/shm
-# segments; ``include/alloc.h``, ``allocator.cc``, ``misc/cudawrap.cc``, ``enqueue.cc`` call the CUDA
-# runtime/driver (``CUDACHECK`` in ``include/checks.h`` prints "Cuda failure"); ``misc/nvmlwrap.cc`` is NVML;
-# ``transport/nvls.cc`` is NVLink SHARP; ``graph/*`` is topology detection; ``misc/gdrwrap.cc`` is GDRCopy.
-# Prefix match, longest first; a plugin's own file (``ib_plugin.c``, ``ibvwrap.c``) by its name.
-NCCL_SUBSYSTEMS: tuple[tuple[str, str], ...] = (
-    ("transport/net_ib", "ib"),
-    ("misc/ibvwrap", "ib"),
-    ("misc/ibvsymbols", "ib"),
-    ("misc/mlx5dv", "ib"),
-    ("include/ibvwrap", "ib"),
-    ("ibvwrap.c", "ib"),
-    ("ib_plugin.c", "ib"),
-    ("p2p_plugin.c", "ib"),
-    ("transport/net_socket", "socket"),
-    ("misc/socket", "socket"),
-    ("include/socket", "socket"),
-    ("bootstrap", "socket"),
-    ("misc/ipcsocket", "socket"),
-    ("transport/p2p", "p2p"),
-    ("transport/shm", "shm"),
-    ("misc/shmutils", "shm"),
-    ("include/shm", "shm"),
-    ("include/alloc", "cuda"),
-    ("allocator", "cuda"),
-    ("misc/cudawrap", "cuda"),
-    ("enqueue", "cuda"),
-    ("include/checks", "cuda"),
-    ("misc/strongstream", "cuda"),
-    ("misc/nvmlwrap", "nvml"),
-    ("transport/nvls", "nvls"),
-    ("graph/", "topology"),
-    ("misc/gdrwrap", "gdrcopy"),
-    ("transport/coll_net", "collnet"),
-    ("transport/net.cc", "net"),
-    ("proxy", "proxy"),
-    ("init", "init"),
-)
-
-
-def nccl_subsystem(file: str) -> str:
-    """The subsystem of NCCL source ``file`` (``NCCL_SUBSYSTEMS``), or "" when the table does not know it."""
-    f = file.lstrip("./")
-    if f.startswith("src/"):
-        f = f[4:]
-    for prefix, sub in NCCL_SUBSYSTEMS:
-        if f.startswith(prefix) or f.rsplit("/", 1)[-1].startswith(prefix):
-            return sub
-    return ""
-
-
-# CUDA runtime error strings -> (enum name, code). Source: CUDA Runtime API, "enum cudaError" (cuda_runtime_api
-# docs / driver_types.h); ``cudaGetErrorString`` gives these strings. ``hardware`` marks errors that themselves
-# say the device or its link failed.
-CUDA_ERRORS: tuple[tuple[str, str, int, bool], ...] = (
-    ("out of memory", "cudaErrorMemoryAllocation", 2, False),
-    ("CUDA driver version is insufficient for CUDA runtime version", "cudaErrorInsufficientDriver", 35, False),
-    ("all CUDA-capable devices are busy or unavailable", "cudaErrorDevicesUnavailable", 46, False),
-    ("CUDA-capable device(s) is/are busy or unavailable", "cudaErrorDevicesUnavailable", 46, False),  # CUDA >= 10
-    ("no CUDA-capable device is detected", "cudaErrorNoDevice", 100, False),
-    ("no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", 209, False),
-    ("invalid device ordinal", "cudaErrorInvalidDevice", 101, False),
-    ("uncorrectable ECC error encountered", "cudaErrorECCUncorrectable", 214, True),
-    ("uncorrectable NVLink error detected during the execution", "cudaErrorNvlinkUncorrectable", 220, True),
-    ("an illegal memory access was encountered", "cudaErrorIllegalAddress", 700, False),
-    ("the launch timed out and was terminated", "cudaErrorLaunchTimeout", 702, False),
-    ("device-side assert triggered", "cudaErrorAssert", 710, False),
-    ("an illegal instruction was encountered", "cudaErrorIllegalInstruction", 715, False),
-    ("misaligned address", "cudaErrorMisalignedAddress", 716, False),
-    ("unspecified launch failure", "cudaErrorLaunchFailure", 719, False),
-    ("system has unsupported display driver / cuda driver combination", "cudaErrorSystemDriverMismatch", 803, False),
-    ("forward compatibility was attempted on non supported HW", "cudaErrorCompatNotSupportedOnDevice", 804, False),
-    ("invalid argument", "cudaErrorInvalidValue", 1, False),
-    ("unknown error", "cudaErrorUnknown", 999, False),
-)
-
-# Xid -> (meaning, the device/link failed). Source: NVIDIA "XID Errors" catalog
-# (https://docs.nvidia.com/deploy/xid-errors/index.html): 13/31/43 are usually the application's fault (bad
-# address, engine exception); 45 is clean-up after another error; the rest point at the GPU, its memory, NVLink,
-# its bus or its firmware (GSP).
-XID: dict[int, tuple[str, bool]] = {
-    13: ("Graphics Engine Exception (often an application out-of-bounds access)", False),
-    31: ("GPU memory page fault (often an application illegal address)", False),
-    43: ("GPU stopped processing (application fault, channel reset)", False),
-    45: ("Preemptive cleanup, due to previous errors", False),
-    48: ("Double Bit ECC Error", True),
-    61: ("Internal micro-controller breakpoint/warning", True),
-    62: ("Internal micro-controller halt", True),
-    63: ("ECC page retirement or row remapping recording event", True),
-    64: ("ECC page retirement or row remapper recording failure", True),
-    74: ("NVLink Error", True),
-    79: ("GPU has fallen off the bus", True),
-    92: ("High single-bit ECC error rate", True),
-    94: ("Contained ECC error", True),
-    95: ("Uncontained ECC error", True),
-    119: ("GSP RPC Timeout", True),
-    120: ("GSP Error", True),
-    123: ("SPI PMU RPC write failure", True),
-}
-
 
 # NVIDIA kernel driver (RM) status codes that say the GPU itself is unusable until reset. Source: open-gpu-kernel-modules
 # ``src/common/sdk/nvidia/inc/nvstatuscodes.h`` (``NV_STATUS_CODE(NV_ERR_RESET_REQUIRED, 0x00000062, "Reset required")``,
