@@ -1,6 +1,7 @@
 """benchmarks/throughput.py's grep baseline: each rule regex it hands to ``grep -E`` must compile there and match
 every line of the rule's own ``match`` examples that the regex itself matches (a superset where a wide repeat is
 relaxed), so that the grep ratio measures the same work."""
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,13 @@ pytestmark = pytest.mark.skipif(shutil.which("grep") is None, reason="needs GNU 
 
 
 def _grep_lines(pattern: str, lines: list[str]) -> set[int]:
-    res = subprocess.run(["grep", "-E", "-n", "-e", pattern], input="\n".join(lines) + "\n", capture_output=True,
-                         text=True, env=dict(os.environ, LC_ALL="C"))
+    res = subprocess.run(
+        ["grep", "-E", "-n", "-e", pattern],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, LC_ALL="C"),
+    )
     assert res.returncode in (0, 1) and not res.stderr, (pattern, res.stderr)
     return {int(ln.split(":", 1)[0]) - 1 for ln in res.stdout.splitlines()}
 

@@ -1,5 +1,6 @@
 """``factlayer.extract._may_hold_facts``: the one-scan native check gives the Python word test's answer on every
 line and every 5-line chunk of the corpus logs, and on the edge cases of each of its tests."""
+
 from __future__ import annotations
 
 from pathlib import Path
