@@ -14,6 +14,7 @@ from logsleuth.factlayer import facts_of
 from logsleuth.factlayer.cuda_tables import CU_RESULTS, CUDA_ERROR_BY_NAME, CUDA_ERRORS, CUDA_FAMILIES, XID
 from logsleuth.factlayer.kinds import CudaError, GpuHardware, NcclWarning
 from logsleuth.factlayer.nccl_source import NCCL_RESULTS, NCCL_WARN_TEMPLATES, nccl_subsystem
+from logsleuth.factlayer.reason import FactStream
 from logsleuth.parse import parse_text
 from logsleuth.pipeline import analyze
 from logsleuth.taxonomy import ROOT_CAUSES
@@ -196,3 +197,63 @@ def test_application_xids_are_never_hardware() -> None:
     # NVIDIA's Xid catalog: 13, 31, 43 follow the application; 45 is clean-up after another error
     assert not any(XID[x][1] for x in (8, 13, 31, 43, 45, 68, 69, 109))
     assert all(XID[x][1] for x in (48, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140, 154))
+
+
+def test_driver_library_mismatch_is_a_version_problem_not_hardware(tmp_path: Path) -> None:
+    # NVIDIA/nvidia-docker#1451 (the container failed to start; nvidia-smi on the host said the same)
+    p = tmp_path / "job.log"
+    p.write_text(
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: starting container "
+        'process caused "process_linux.go:449: container init caused \\"process_linux.go:432: running prestart hook 1 '
+        'caused \\\\\\"error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization '
+        'error: nvml error: driver/library version mismatch\\\\\\\\n\\\\\\"\\"": unknown.\n'
+        "ERRO[0000] error waiting for container: context canceled\n"
+        "Failed to initialize NVML: Driver/library version mismatch\n"
+    )
+    d = analyze([str(p)])
+    assert d.root_cause == "library_version_mismatch"
+    (g, *_) = [f for f in facts("Failed to initialize NVML: Driver/library version mismatch") if isinstance(f, GpuHardware)]
+    assert (g.what, g.hardware) == ("driver_mismatch", False)
+
+
+def test_torch_last_error_block_is_read_as_the_nccl_warning(tmp_path: Path) -> None:
+    # hkproj/pytorch-transformer-distributed#1 (solved with NCCL_SOCKET_IFNAME): torch's "Last error:" copy of NCCL's
+    # last WARN message, without its file:line prefix, on the line after
+    lines = [
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
+        "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. ",
+        "Last error:",
+        "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host",
+    ]
+    (w,) = [f for f in facts_in_stream("\n".join(lines)) if isinstance(f, NcclWarning)]
+    assert (w.file, w.subsystem, w.result) == ("", "socket", "ncclSystemError")
+    p = tmp_path / "rank1.log"
+    p.write_text("\n".join(lines) + "\n")
+    assert analyze([str(p)]).root_cause == "nccl_network_config"
+
+
+def test_last_error_names_ib_where_the_text_alone_was_read_as_shared_memory(tmp_path: Path) -> None:
+    # template: torch's "Last error:" block (torch/csrc/distributed/c10d/NCCLUtils.cpp) around misc/ibvwrap.cc's
+    # "Call to " name " failed with error %s" (a small ulimit -l: NVIDIA/nccl-tests#206)
+    p = tmp_path / "rank0.log"
+    p.write_text(
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+        "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. \n"
+        "Last error:\n"
+        "Call to ibv_reg_mr failed with error Cannot allocate memory\n"
+    )
+    assert analyze([str(p)]).root_cause == "ib_transport_error"
+
+
+def test_a_net_plugin_warn_with_a_function_name_is_read_by_its_message() -> None:
+    # NVIDIA/nccl#563 (aws-ofi-nccl prints function:line)
+    w = warn("ip-10-0-87-143:149:298 [5] register_mr_buffers:465 NCCL WARN NET/OFI Unable to register memory "
+             "(type = 1) for device 0. RC: 12, Error: Cannot allocate memory")
+    assert (w.file, w.subsystem) == ("register_mr_buffers", "ib")
+
+
+def facts_in_stream(text: str) -> list:
+    stream = FactStream()
+    return [f for ev in parse_text(text) for f in stream.facts(ev, {})]

@@ -65,6 +65,22 @@ _RAY_PID = regex.compile(r"Worker PID: (?P<pid>\d+)|^\s*pid: (?P<pid>\d+)$", reg
 # Ray's SYSTEM_ERROR detail ends with a fixed list of possible causes ("Some common causes include: (1) the process
 # was killed by the OOM killer ..., (3) ... SIGSEGV"): boilerplate, not a statement about this worker
 _RAY_BOILERPLATE = "Some common causes include"
+# A worker whose own SIGTERM handler ran (``python/ray/_private/worker.py`` ``main_loop.sigterm_handler``: it raises
+# SystemExit with "The process receives a SIGTERM.", which ``_raylet.pyx`` reports as "Worker exits with an exit code
+# 1. The process receives a SIGTERM." after the core worker's "Worker exits unexpectedly." / "Worker exits
+# unexpectedly by a signal. SystemExit is raised (sys.exit is called). Exit code: 1."): ended by SIGTERM, not crashed
+_RAY_SIGTERM = "The process receives a SIGTERM"
+# vLLM's watch over its worker processes, which reports a death it did not cause: V0's ``WorkerMonitor``
+# (``vllm/executor/multiproc_worker_utils.py``: "Worker %s pid %s died, exit code: %s" with ``Process.exitcode``,
+# -N = killed by signal N; vllm-project/vllm#15295 "Worker VllmWorkerProcess pid 000000 died, exit code: -15"), and
+# V1's executor/engine client (``vllm/v1/executor/multiproc_executor.py`` "Worker proc %s died unexpectedly, shutting
+# down executor.", ``vllm/v1/engine/core_client.py`` "Engine core proc %s died unexpectedly, shutting down client."),
+# which named no code until vllm-project/vllm#38641 added the process's exit code to the line: a process that ended
+# without its exception reaching vLLM.
+_VLLM_EXIT = regex.compile(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
+_VLLM_DIED = regex.compile(
+    r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
+)
 # bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
 _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
 _SHELL = regex.compile(
@@ -110,6 +126,12 @@ _EXC_AFTER_PREFIX = regex.compile(
     r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))"
     r"(?::\s?(?P<msg>.*))?$"
 )
+# the same behind vLLM's logger prefix (``vllm/logger.py``: "ERROR 05-25 15:29:28 [core.py:1140] ValueError: No
+# available memory for the cache blocks. ..."), after any process prefix ("(EngineCore pid=374) ")
+_EXC_AFTER_VLLM_LOGGER = regex.compile(
+    r"^(?:\([^)]*\)\s*)*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w./-]+\.py:\d+\] "
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))(?::\s?(?P<msg>.*))?$"
+)
 _ERRNO = regex.compile(r"\[Errno (?P<n>\d+)\]")
 # Ray re-raises a task's exception as ``RayTaskError(<its type>)`` (``ray/exceptions.py``, ``as_instanceof_cause``)
 _WRAPPED = regex.compile(r"\((?P<inner>[\w.]+)\)$")
@@ -120,10 +142,22 @@ CAUSE_SPLIT = (
     "During handling of the above exception, another exception occurred",
 )
 # --- NCCL, CUDA, GPU hardware ---------------------------------------------------------------------------------
-_NCCL_WARN = regex.compile(r"(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+)(?: \([^)]*\))? NCCL WARN")
+# NCCL prints ``file:line``; net plugins built on its logger may print ``function:line`` (aws-ofi-nccl:
+# "register_mr_buffers:465 NCCL WARN NET/OFI Unable to register memory ...", NVIDIA/nccl#563), whose subsystem then
+# comes from the message alone
+_NCCL_WARN = regex.compile(
+    r"(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?<=\] )[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? NCCL WARN"
+)
 _NCCL_RESULT = regex.compile(
     r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
     r"RemoteError|InProgress))\b"
+)
+# torch's ``ProcessGroupNCCL`` appends NCCL's ``ncclGetLastError(comm)`` (the message of the last ``WARN``, without its
+# ``host:pid:tid [dev] file:line NCCL WARN`` prefix) to the error it raises: "ncclSystemError: System call (e.g. socket,
+# malloc) or external library call failed or device error. \nLast error:\nsocketStartConnect: Connect to ... failed"
+# (``torch/csrc/distributed/c10d/NCCLUtils.cpp`` ``getNcclErrorDetailStr``; hkproj/pytorch-transformer-distributed#1)
+_NCCL_LAST_ERROR = regex.compile(
+    r"Last error:\s*\n\s*(?:\d+: )?(?P<msg>\S[^\n]*)|Last error: (?:\d+: )?(?P<msg>\S[^\n]*)"
 )
 # Which allocator a process's NCCL uses for its buffers (``NcclCuMem``), as three sources print it:
 # - NCCL itself, reading the variable (``NCCL_PARAM`` -> ``ncclLoadParam``, src/misc/param.cc: "%s set by environment
@@ -148,6 +182,14 @@ _SMI = regex.compile(
     r"Unable to determine the device handle for GPU[\w:. ]*: Unknown Error|"
     r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
 )
+# the NVIDIA user-space driver (libcuda/libnvidia-ml) and the loaded kernel module are different versions (a driver
+# upgraded without a reboot or module reload, or a container's user-space driver): the kernel module refuses the
+# client (open-gpu-kernel-modules ``kernel-open/nvidia/nv.c``: "NVRM: API mismatch: the client has the version %d.%d-%d,
+# but\nNVRM: this kernel module has the version %s."), NVML fails (``nvmlInit``: NVML_ERROR_LIB_RM_VERSION_MISMATCH,
+# printed by nvidia-smi as "Failed to initialize NVML: Driver/library version mismatch" and by the container toolkit as
+# "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch"; NVIDIA/nvidia-docker#1451,
+# NVIDIA/k8s-device-plugin#1431)
+_DRIVER_MISMATCH = regex.compile(r"(?i:driver/library version mismatch)|NVRM: API mismatch: the client has the version")
 _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
 # how a failed CUDA call is announced: torch's "CUDA error: ...", NCCL's "Cuda failure '...'", nccl-tests' "Test CUDA
 # failure", and the CUDACHECK macro of NCCL's examples (vLLM csrc/custom_all_reduce.cuh): "Failed: Cuda error f:l '...'"
@@ -272,6 +314,7 @@ _CS_WORDS = (
     "AER:",
     "NVRM",
     "NCCL WARN",
+    "Last error:",
     "NCCL_CUMEM_ENABLE",
     "via P2P/",
     "CUDA",
@@ -310,6 +353,7 @@ _CI_WORDS = (
     "fallen off",
     "unknown error",
     "nvidia-smi",
+    "version mismatch",
     "node failure",
     "low on resource",
     "overflow",
@@ -321,6 +365,7 @@ _CI_WORDS = (
     "no space left",
     "quota",
     "encountered in worker",
+    "died unexpectedly",
 )
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
@@ -468,9 +513,15 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             )
     if "Worker exit type" in text and (m := _RAY_EXIT.search(text)) and m["type"] != "INTENDED_USER_EXIT":
         own = text.split(_RAY_BOILERPLATE, 1)[0]
-        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", own[m.start() :]) else None
+        said = own[m.start() :]
+        sig = "SIGKILL" if regex.search(r"SIGKILL|OOM killer|killed by", said) else None
+        sig = sig or ("SIGTERM" if _RAY_SIGTERM in said else None)
         pm = _RAY_PID.search(own)
         _exit(ev, out, None, "ray", signal=sig, detail=m["type"], proc=plausible.pid(pm["pid"]) if pm else None)
+    if "died, exit code" in text and (m := _VLLM_EXIT.search(text)) and _code(m["code"]) != 0:
+        _exit(ev, out, _code(m["code"]), "vllm", detail=m["name"], proc=plausible.pid(m["pid"]))
+    elif "died unexpectedly" in text and (m := _VLLM_DIED.search(text)):
+        _exit(ev, out, _code(m["code"]), "vllm", detail=m["name"])
     if "DataLoader worker" in text and (m := _DATALOADER.search(text)):
         _exit(
             ev,
@@ -567,7 +618,7 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         )
     elif "Error" in text or "Exception" in text:
         last = text.rsplit("\n", 1)[-1].strip()
-        m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last)
+        m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last) or _EXC_AFTER_VLLM_LOGGER.match(last)
         if m:
             out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
     if "terminate called" in text and (m := _TERMINATE.search(text)):
@@ -612,6 +663,9 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
                 symptom=t.symptom if t is not None else False,
             )
         )
+    elif "Last error:" in text and (m := _NCCL_LAST_ERROR.search(text)):
+        if (w := nccl_last_error(ev, m["msg"], nccl_result(text))) is not None:
+            out.append(w)
     if "CUDA" in text or "Cuda" in text or "cudaError" in text:
         found = None
         if any(w in text for w in _CUDA_ERR_MARKS):
@@ -651,8 +705,28 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
     if "AER" in text and (m := _AER.search(text)):
         fatal = m["sev"] == "Fatal" or (m["kind"] or "").endswith("Uncorrected") and m["sev"] != "Non-Fatal"
         out.append(GpuHardware(event=ev, what="pcie_aer", meaning=m[0], hardware=fatal))
+    if ("mismatch" in text) and _DRIVER_MISMATCH.search(text):
+        meaning = "the NVIDIA user-space driver and the kernel module are different versions"
+        out.append(GpuHardware(event=ev, what="driver_mismatch", meaning=meaning, hardware=False))
     if ("Unknown Error" in text or "NVIDIA-SMI" in text) and _SMI.search(text):
         out.append(GpuHardware(event=ev, what="nvidia_smi_error", meaning="nvidia-smi cannot reach the GPU/driver"))
+
+
+def nccl_last_error(ev: Event, message: str, result: str = "") -> NcclWarning | None:
+    """The ``NcclWarning`` that a copy of NCCL's last WARN message states (torch's "Last error:" block, which names no
+    source file): its template's subsystem, cause and symptom; None when no template (``nccl_source``) knows it."""
+    t = tables.warn_template(message)
+    if t is None:
+        return None
+    return NcclWarning(
+        event=ev, file="", src_line=None, subsystem=t.subsystem, result=result, cause=t.cause, symptom=t.symptom
+    )
+
+
+def nccl_result(text: str) -> str:
+    """The ``ncclResult_t`` name in ``text`` (``ncclSystemError``...), or ""."""
+    r = _NCCL_RESULT.search(text) if "nccl" in text else None
+    return r["r"] if r else ""
 
 
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:

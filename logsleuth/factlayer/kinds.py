@@ -67,8 +67,8 @@ class ProcessExit(Fact):
         signal: signal name (``SIGKILL``) when the exit was by a signal (negative code, 128+N, a named signal).
         signum: its number.
         reporter: an observer of the death (``torchrun`` | ``deepspeed`` | ``mpirun`` | ``pdsh`` | ``slurm`` |
-            ``ray`` | ``shell`` | ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``subprocess``) or the
-            process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
+            ``ray`` | ``vllm`` | ``shell`` | ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``subprocess``)
+            or the process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
             ``dataloader_worker``: torch's DataLoader worker handler) or a debugger (``gdb``).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
@@ -182,7 +182,8 @@ class GpuHardware(Fact):
 
     Attributes:
         what: ``xid`` | ``fallen_off_bus`` | ``ecc`` | ``pcie_aer`` | ``nvidia_smi_error`` | ``rm_status`` (a driver
-            status that needs a GPU reset, ``tables.RM_HARDWARE_STATUS``).
+            status that needs a GPU reset, ``tables.RM_HARDWARE_STATUS``) | ``driver_mismatch`` (user-space driver and
+            kernel module of different versions; not the hardware).
         xid: the Xid number (``what == "xid"``), else None.
         meaning: the catalog's meaning (``tables.XID``) or the line's own words.
         hardware: True when the catalog says the device/link failed (not the application), False for

@@ -264,12 +264,13 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
         True,
     ),
     WarnTemplate(
-        r"NET/IB|NET/MLX5|^Call to ibv_|ibv_post_(?:send|recv)\(\) failed|Call to ibv_\w+ failed",
+        r"NET/IB|NET/MLX5|NET/OFI|^Call to ibv_|ibv_post_(?:send|recv)\(\) failed|Call to ibv_\w+ failed",
         "ib",
         "",
         False,
         'transport/net_ib*.cc "NET/IB : ..."; misc/ibvwrap.cc "Call to " name " failed with error %s"; '
-        'include/ibvwrap.h "ibv_post_send() failed with error %s"; misc/mlx5dvwrap.cc "NET/MLX5 : Call to ..."',
+        'include/ibvwrap.h "ibv_post_send() failed with error %s"; misc/mlx5dvwrap.cc "NET/MLX5 : Call to ..."; the '
+        'aws-ofi-nccl plugin\'s RDMA (EFA) transport "NET/OFI ..." (NVIDIA/nccl#563: "NET/OFI Unable to register memory")',
     ),
     WarnTemplate(
         r"NET/Socket|^Net ?: |socket(?:StartConnect|PollConnect|TryAccept|Progress)|ncclOsSocket|"
@@ -294,7 +295,7 @@ _COMPILED = tuple((regex.compile(t.pattern), t) for t in NCCL_WARN_TEMPLATES)
 def warn_subsystem(file: str, template: WarnTemplate | None) -> str:
     """The subsystem a WARN from ``file`` with message ``template`` speaks for: the template's when it names one
     (and, for ``only_generic_files`` templates, the file's own is generic), else the file's."""
-    own = nccl_subsystem(file)
+    own = nccl_subsystem(file) if "." in file else ""  # a plugin's function name says nothing
     if template is None or not template.subsystem:
         return own
     if template.only_generic_files and own not in GENERIC_SUBSYSTEMS:

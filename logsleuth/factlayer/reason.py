@@ -20,7 +20,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..types import Event
 from . import tables
-from .extract import CAUSE_SPLIT, facts_of
+from .extract import CAUSE_SPLIT, facts_of, nccl_last_error, nccl_result
 from .kinds import (
     CuMemMismatch,
     ExceptionFact,
@@ -370,23 +370,53 @@ class SameSignalExits:
         return out
 
 
+LAST_ERROR_GAP_LINES = 2  # "Last error:" -> the message: the next line (a rank prefix may sit between)
+
+
+@dataclass
+class NcclLastError:
+    """torch's NCCL errors end with NCCL's last WARN message on the line after "Last error:" (``NCCLUtils.cpp``
+    ``getNcclErrorDetailStr``), which the parser gives as separate events: the message then states an ``NcclWarning``
+    (``extract.nccl_last_error``) with the ``ncclResult_t`` named just before. Streaming state, one per job."""
+
+    result: dict[str, str] = field(default_factory=dict)  # path -> the last ncclResult_t name seen
+    pending: Event | None = None  # the "Last error:" line waiting for its message
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts``, plus the ``NcclWarning`` that ``ev`` states when it is the message after "Last error:"."""
+        text = ev.text
+        if "nccl" in text and (r := nccl_result(text)):
+            self.result[ev.path] = r
+        if text.rstrip().endswith("Last error:"):
+            self.pending = ev
+            return facts
+        last, self.pending = self.pending, None
+        if last is None or any(isinstance(f, NcclWarning) for f in facts):
+            return facts
+        if last.path != ev.path or not 0 < ev.line - last.end_line <= LAST_ERROR_GAP_LINES:
+            return facts
+        w = nccl_last_error(ev, text.strip().split("\n", 1)[0], self.result.get(ev.path, ""))
+        return facts if w is None else [*facts, w]
+
+
 @dataclass
 class FactStream:
     """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
     exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
     consecutive overflow skips, ``OverflowRun``; an NCCL failure after processes disagreed on cuMem, ``CuMemSides``;
     how many processes ended by the same signal, ``SameSignalExits``; a GPU pair slower with P2P than without in
-    CUDA's bandwidth test, ``P2PBandwidth``)."""
+    CUDA's bandwidth test, ``P2PBandwidth``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
     cumem: CuMemSides = field(default_factory=CuMemSides)
     signals: SameSignalExits = field(default_factory=SameSignalExits)
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
+    last_error: NcclLastError = field(default_factory=NcclLastError)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
-        facts = self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))
+        facts = self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev))))
         if facts:
             facts = self.overflows.see(ev, facts)
             facts = self.cumem.see(ev, facts)

@@ -82,6 +82,15 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     "OutOfMemoryError": "cuda_oom",  # torch.OutOfMemoryError / torch.cuda.OutOfMemoryError (module checked below)
     "ImportError": "environment",
     "ModuleNotFoundError": "environment",
+    # Ray (``python/ray/exceptions.py``, 2.x; ``RayOutOfMemoryError`` is Ray 1.x's ``memory_monitor.py``, raised when
+    # "More than 95% of the memory on node ... is used"): the object store, the node's disk and the node's memory are
+    # host resources; ``RuntimeEnvSetupError`` ("Failed to set up runtime environment.") is a pip/conda/working_dir
+    # set-up that failed before the task's code ran. Ray's other errors (``ActorDiedError``, ``OwnerDiedError``,
+    # ``ObjectLostError``, ``WorkerCrashedError``, ``GetTimeoutError``...) report a death or wait, not its cause.
+    "RayOutOfMemoryError": "host_memory",
+    "ObjectStoreFullError": "host_memory",
+    "OutOfDiskError": "disk_full",
+    "RuntimeEnvSetupError": "environment",
 }
 # Modules whose ``OutOfMemoryError`` is the CUDA caching allocator's (Ray's ``ray.exceptions.OutOfMemoryError`` is
 # the host memory monitor's: ``ray/exceptions.py``).
@@ -120,6 +129,11 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
 # any GPUs on the driver node", vllm-project/vllm#3190).
 MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"^\d+ requested and \d+ written$", "disk_full"),
+    # an import that failed inside another exception's message: Ray's ``RaySystemError`` when a worker cannot
+    # unpickle an argument or a class whose module it cannot import ("System error: No module named 'policy'",
+    # ``python/ray/_private/serialization.py``; ray-project/ray#27015, verl-project/verl#4482), and libraries that
+    # re-raise an ImportError's text (CPython's ``ModuleNotFoundError`` message: "No module named 'x'")
+    (r"\bNo module named '", "environment"),
     (r"cannot fit into any bundles for the placement group", "placement"),
     (r"exceeds the total number of available \w+s in the placement group", "placement"),
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),
@@ -156,10 +170,16 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # core_worker.cc``, ray-project/ray#53727) - Ray Train creates such actors in every healthy run. And torch's exit
 # warning from ``ProcessGroupNCCL``'s destructor (``torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp``, torch >= 2.4:
 # "destroy_process_group() was not called before program exit, which can leak resources"), printed at the exit of
-# every process that did not tear its group down, healthy or not (anhvth/opensloth#17).
+# every process that did not tear its group down, healthy or not (anhvth/opensloth#17). And the traceback Ray Train
+# v2's controller logs at WARNING when its periodic resource request to the autoscaling coordinator times out
+# (``ray/train/v2/_internal/execution/scaling_policy/autoscaling_coordinator_client.py`` ``send_resource_request``
+# catches every exception: "Failed to send resource request for ... If this only happens transiently during network
+# partition or CPU being overloaded, it's safe to ignore this error."; a healthy TorchTrainer run on a busy 2-CPU
+# node here printed it with a ``GetTimeoutError``, tests/test_fact_ray_source.py).
 ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
     r"|destroy_process_group\(\) was not called before program exit"
+    r"|autoscaling_coordinator_client\.py\", line \d+, in send_resource_request\n"
 )
 
 # NVIDIA kernel driver (RM) status codes that say the GPU itself is unusable until reset. Source: open-gpu-kernel-modules

@@ -164,10 +164,13 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             continue
         pre, body = strip(text)
         key = (pre.rank, pre.local_rank, pre.pid, pre.host, pre.actor)
+        # a traceback logged through vLLM's logger: each line behind the record's own prefix (vllm.logged_message)
+        logged, tag = vllm.logged_message(body) if body[:1] in "DIWEC" else (body, "")
 
         tb_state = open_tbs.get(key)
         if tb_state is not None:
-            status = tb_state[0].add(line_no, text, body)
+            tb_open = tb_state[0]
+            status = tb_open.add(line_no, text, logged if tag and tag == tb_open.tag else body)
             if status == "more":
                 continue
             if status == "done":
@@ -175,15 +178,24 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 continue
             if tb_state[0].stale:
                 yield finish_tb(key)
-        if body.startswith(HEADER) or body.lstrip().startswith(HEADER):
+        if body.startswith(HEADER) or body.lstrip().startswith(HEADER) or (tag and logged.startswith(HEADER)):
             if key in open_tbs:
                 yield finish_tb(key)
-            open_tbs[key] = (Traceback(line_no, [text], line_no), pre)
+            open_tbs[key] = (
+                Traceback(line_no, [text], line_no, tag=tag if tag and logged.startswith(HEADER) else ""),
+                pre,
+            )
             continue
-        if body.startswith('  File "') and FRAME.match(body):
+        if (
+            body.startswith('  File "')
+            and FRAME.match(body)
+            or tag
+            and logged.startswith('  File "')
+            and FRAME.match(logged)
+        ):
             # a traceback pasted or printed without its header (Ray re-raises, truncated copies)
-            tb = Traceback(line_no, [], line_no)
-            tb.add(line_no, text, body)
+            tb = Traceback(line_no, [], line_no, tag=tag if not body.startswith('  File "') else "")
+            tb.add(line_no, text, logged if tb.tag else body)
             open_tbs[key] = (tb, pre)
             continue
 

@@ -44,6 +44,8 @@ class Traceback:
     exc_inner: str | None = None
     exc_message: str = ""
     foreign: int = 0
+    # the logger record whose lines carry this traceback (``vllm.logged_message``'s tag), or "" for plain output
+    tag: str = ""
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete) or ``foreign``."""

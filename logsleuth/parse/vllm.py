@@ -28,3 +28,22 @@ def recognise(body: str) -> Recognised | None:
     rec = Recognised("vllm", level, time=timestamps.yearless(m["mo"], m["d"], m["clock"]), start=m.end())
     rec.params["file"] = m["file"]
     return rec
+
+
+def logged_message(body: str) -> tuple[str, str]:
+    """``(message, tag)`` of a vLLM logger line: the text after its ``LEVEL MM-DD HH:MM:SS [file.py:N] `` prefix and
+    ``file.py:N``; ``(body, "")`` when ``body`` is not one.
+
+    vLLM's ``NewLineFormatter`` (``vllm/logging_utils/formatter.py``) repeats the whole prefix on every line of a
+    multi-line record, so a traceback logged with ``logger.exception`` (V1's "EngineCore encountered a fatal error.",
+    V0's worker ``multiproc_worker_utils.py`` "Exception in worker ... while processing method ...") reads, line by
+    line, ``ERROR 11-08 11:01:30 [core.py:502] Traceback (most recent call last):``, ``ERROR ... [core.py:502]   File
+    ...``; every line of one record carries the same ``file.py:N`` (intel/llm-scaler#154, vllm-project/vllm#8879).
+    """
+    if not body or body[0] not in "DIWEC":
+        return body, ""
+    m = _LINE.match(body)
+    if not m:
+        return body, ""
+    rest = body[m.end() :]
+    return (rest[1:] if rest.startswith(" ") else rest), f"{m['file']}:{m['ln']}"
