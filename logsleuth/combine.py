@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .diagnose import COLLATERAL
-from .factlayer.tables import ADVISORY_LINES
+from .factlayer.tables import is_advisory
 from .taxonomy import ROOT_CAUSES
 from .taxonomy import title as taxonomy_title
 from .types import SEVERITY_RANK, Diagnosis, Fix, Hypothesis, Match
@@ -111,9 +111,9 @@ def _hyps(first: Hypothesis, rest: tuple[Hypothesis, ...], vote: Vote | None) ->
 
 def _supported(vote: Vote) -> bool:
     """False when every line that pushes the model toward its label is an advisory healthy jobs print too
-    (``tables.ADVISORY_LINES``): a clean log whose only support is such a line stays clean."""
+    (``tables.is_advisory``): a clean log whose only support is such a line stays clean."""
     support = [d for s, d in vote.lines if s > 0]
-    return not support or any(not ADVISORY_LINES.search(d.event.text[:2000]) for d in support)
+    return not support or any(not is_advisory(d.event.text) for d in support)
 
 
 def _model_evidence(vote: Vote) -> tuple[Match, ...]:

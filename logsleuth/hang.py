@@ -6,6 +6,11 @@ nothing. Rules see the waiters' timeouts; this module adds who they waited for, 
 1. Flight Recorder dumps (``flight.analyse``): the rank behind in sequence ids, or the odd rank of a mismatch.
 2. Per-rank progress in the logs (``progress.silent_first``): the rank whose last printed step is behind the
    others' (lower confidence: a rank may stall after printing as much as the others).
+3. The waiters' own messages (``message_culprit``), when neither of the above names one: a message that names the
+   straggler (gloo's monitored barrier "Rank 3 failed to pass monitoredBarrier", NCCL's "check your collective calls
+   at and around rank 39": a rule's ``culprit_rank``/``stalled_rank`` group), or, when the log states the world size
+   and a majority of ranks reported a timeout themselves (``[Rank 1] Watchdog caught collective operation timeout``),
+   the ranks that did not.
 
 It also decides ``silent_hang``: no watchdog or error explains the end of the job, but progress stopped long before
 the log ends (``STALL_FACTOR`` typical step times and at least ``STALL_MIN_SECONDS``) and the job was then killed
@@ -15,6 +20,7 @@ from outside, or one rank's progress is behind the others' when the log ends wit
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -34,6 +40,11 @@ STALL_MIN_SECONDS = 10.0
 FLIGHT_CONFIDENCE = 0.92
 FLIGHT_PARTIAL_CONFIDENCE = 0.85
 PROGRESS_CONFIDENCE = 0.6  # the culprit named from progress alone
+MESSAGE_CONFIDENCE = 0.85  # the straggler named by a waiter's message (monitored barrier, NCCL "around rank N")
+SILENT_RANKS_CONFIDENCE = 0.6  # the ranks that reported no timeout while a majority did
+# rule groups that name the straggler (not the waiter printing the line)
+CULPRIT_GROUPS = ("culprit_rank", "stalled_rank")
+_RANK_IN_TEXT = re.compile(r"\[Rank (\d+)\]")
 STALL_CONFIDENCE = 0.85  # silent_hang when progress stopped long before the job was killed from outside
 FR_DOCS = "https://docs.pytorch.org/tutorials/unstable/flight_recorder_tutorial.html"
 NCCL_ENV_DOCS = "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html"
@@ -131,6 +142,66 @@ def culprit_fields(fa: FlightAnalysis | None, sf: SilentFirst | None) -> dict[st
     return {}
 
 
+def _rank_list(value: object) -> list[int]:
+    """Ranks from a rule group's text ("2", "1, 2"); [] when it holds none (or implausible ones)."""
+    out: list[int] = []
+    for part in re.split(r"[,\s]+", str(value or "").strip()):
+        if part.isdigit() and len(part) <= 7:
+            out.append(int(part))
+    return sorted(set(out))
+
+
+def _waiter_rank(m: Match) -> int | None:
+    """The rank a waiter's timeout line is about: the line's own rank, else its "[Rank N]" tag."""
+    if m.event.rank is not None:
+        return m.event.rank
+    hit = _RANK_IN_TEXT.search(m.event.text[:2000])
+    return int(hit.group(1)) if hit and len(hit.group(1)) <= 7 else None
+
+
+def message_culprit(diag: Diagnosis) -> dict[str, object]:
+    """The ``culprit`` the waiters' messages name (source ``message``), or {} when they name none.
+
+    First a cause match whose rule names the straggler in a group (``CULPRIT_GROUPS``); else, when the log states the
+    world size (``diag.ranks["world_size"]``) and more than half of the ranks printed their own timeout (matches of
+    ``WAITER_ROOTS`` rules), the ranks that printed none."""
+    matches = [m for m in (*diag.evidence, *diag.symptoms) if m.root_cause in WAITER_ROOTS]
+    for m in matches:
+        for g in CULPRIT_GROUPS:
+            ranks = _rank_list(m.groups.get(g))
+            if ranks:
+                names = ", ".join(map(str, ranks))
+                return _message_culprit_fields(
+                    ranks, [], MESSAGE_CONFIDENCE, f"rank {names}, named by {m.rule_id} (line {m.event.line})"
+                )
+    ws = diag.ranks.get("world_size") if isinstance(diag.ranks, dict) else None
+    waiters = {r for r in (_waiter_rank(m) for m in matches) if r is not None}
+    if isinstance(ws, int) and 1 < ws <= 4096 and waiters and all(0 <= r < ws for r in waiters):
+        silent = [r for r in range(ws) if r not in waiters]
+        if silent and len(waiters) > ws / 2:
+            names = ", ".join(map(str, silent))
+            detail = f"rank {names} reported no timeout while {len(waiters)} of {ws} ranks timed out waiting"
+            return _message_culprit_fields(silent, sorted(waiters), SILENT_RANKS_CONFIDENCE, detail)
+    return {}
+
+
+def _message_culprit_fields(ranks: list[int], waiters: list[int], conf: float, detail: str) -> dict[str, object]:
+    return {
+        "ranks": ranks,
+        "source": "message",
+        "verdict": "named" if not waiters else "no_timeout",
+        "process_group": None,
+        "process_group_desc": "",
+        "collective": None,
+        "waiters": waiters,
+        "partial": True,
+        "no_dump": [],
+        "confidence": conf,
+        "detail": detail,
+        "last_progress": [],
+    }
+
+
 def _ranks_text(culprit: dict[str, object]) -> str:
     """The culprit's ``ranks`` list as ``"2, 3"`` ("" when it names none)."""
     ranks = culprit.get("ranks")
@@ -217,6 +288,12 @@ def decide(
     if flight is not None:
         ranks_info["flight_recorder"] = flight.to_dict()
     root = diag.root_cause
+    if root in WAITER_ROOTS and not culprit and (named := message_culprit(diag)):
+        # the waiters' messages name the straggler: keep the rules' answer and evidence, name the rank(s)
+        message = f"{diag.message} Culprit: {named['detail']}." if diag.message else str(named["detail"])
+        return dataclasses.replace(
+            diag, ranks=ranks_info, culprit=named, message=message, fix=_fix(root, named, diag.fix)
+        )
     if root in WAITER_ROOTS:
         new_root = (
             "collective_mismatch"

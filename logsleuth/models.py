@@ -132,8 +132,10 @@ class Culprit(Model):
     """The rank(s) that caused a hang or mismatch, not the waiters (``hang.culprit_fields``)."""
 
     ranks: list[int]
-    source: Literal["flight_recorder", "progress"]
-    verdict: str = Field(description="flight recorder: mismatch | hang ...; progress: silent_first")
+    source: Literal["flight_recorder", "progress", "message"]
+    verdict: str = Field(
+        description="flight recorder: mismatch | hang ...; progress: silent_first; message: named | no_timeout"
+    )
     process_group: str | None = None
     process_group_desc: str = ""
     collective: CollectiveOut | None = None
@@ -278,13 +280,17 @@ class ScanRow(Model):
     culprit_ranks: str | None = Field(
         default=None, description='"2" or "1, 2": the rank(s) that caused a hang/mismatch'
     )
-    culprit_source: Literal["flight_recorder", "progress"] | None = None
+    culprit_source: Literal["flight_recorder", "progress", "message"] | None = None
     culprit_process_group: str | None = None
     culprit_collective: str | None = None
     symptoms: list[str] = Field(default_factory=list)
     versions: str | None = None
     error: str | None = None
     seconds: float = 0.0
+    exception: str | None = Field(
+        default=None,
+        description='the exception at the first failure as "type: message" (the JSON report\'s exception, flattened)',
+    )
 
 
 class VerifyHypothesis(Model):

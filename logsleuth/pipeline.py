@@ -19,7 +19,7 @@ from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact
 from .factlayer.reason import FactStream, crash_library, exception_summary, sibling_terminations
-from .factlayer.tables import ADVISORY_LINES
+from .factlayer.tables import is_advisory
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
@@ -160,9 +160,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         state.tail.append(ev)
         if (found or ev.level != "info" and ev.level != "debug") and len(state.notable) < MAX_NOTABLE:
             state.notable.append(ev)
-        if (ev.is_error or (ev.source == "nccl" and ev.level == "warning")) and not (
-            len(ev.text) < 2000 and ADVISORY_LINES.search(ev.text)
-        ):
+        if (ev.is_error or (ev.source == "nccl" and ev.level == "warning")) and not is_advisory(ev.text):
             # NCCL prints failures as WARN (src/debug.cc has no ERROR level): an unexplained WARN is not a healthy log
             state.error_events += ev.is_error
             if not found and len(state.unexplained) < MAX_UNEXPLAINED:

@@ -166,8 +166,11 @@ def test_without_dumps_progress_names_the_silent_rank_where_it_can(row: dict[str
     if "new_group" not in row["notes"]:  # ranks 1 and 2 print the same last step there: the logs cannot tell
         assert d.culprit, d.ranks.get("progress")
     if d.culprit:
-        assert d.culprit["source"] == "progress" and d.culprit["ranks"] == [_truth(row)]
-        assert d.culprit["confidence"] < 0.7 and d.first_failure.rank == _truth(row)
+        # progress names it and becomes the first failure; else the waiters' own timeouts leave it as the one rank
+        # that reported none (hang.message_culprit), the waiter's timeout staying the first failure
+        assert d.culprit["source"] in ("progress", "message") and d.culprit["ranks"] == [_truth(row)]
+        assert d.culprit["confidence"] < 0.7
+        assert d.culprit["source"] == "message" or d.first_failure.rank == _truth(row)
 
 
 def test_scan_and_verify_show_the_same_culprit_fields(rules, tmp_path) -> None:

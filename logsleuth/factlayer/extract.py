@@ -52,11 +52,30 @@ _ELASTIC_EXIT = regex.compile(
 )
 _ELASTIC_SIGNAL = regex.compile(r"Signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\) received by PID (?P<pid>\d+)")
 _DS_EXIT = regex.compile(r"exits with return code = (?P<code>-?\d+)")
+# CPython ``subprocess.CalledProcessError.__str__`` (Lib/subprocess.py), raised by the launchers that wait on one
+# child: torch.distributed.launch before torch 1.9 (pytorch/pytorch#61839), accelerate's ``simple_launcher``
+# (``accelerate/commands/launch.py``), DeepSpeed's runner: "Command '[...]' returned non-zero exit status 1." or,
+# for a child killed by a signal, "Command '[...]' died with <Signals.SIGKILL: 9>." ("died with unknown signal N"
+# for a number ``signal.Signals`` lacks)
 _SUBPROCESS_EXIT = regex.compile(r"returned non-zero exit status (?P<code>-?\d+)")
+_SUBPROCESS_SIGNAL = regex.compile(r"died with (?:<Signals\.(?P<name>SIG[A-Z0-9]+): \d+>|unknown signal (?P<num>\d+))")
+# Open MPI's ``orterun``/``prterun`` (help-errmgr-base.txt / PRRTE help-prterun.txt "proc-aborted-signal"): "mpirun
+# noticed that process rank 3 with PID 4242 on node n2 exited on signal 9 (Killed)."; Open MPI 1.2 said "job rank"
 _MPI = regex.compile(
-    r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<node>\S+) exited on signal "
+    r"(?:process|job) rank (?P<rank>\d+) with PID (?P<pid>\d+) on node \"?(?P<node>[^\s\"]+)\"? exited on signal "
     r"(?P<num>\d+) \((?P<word>[^)]+)\)"
 )
+# MPICH/Intel MPI's Hydra (``ui/mpich/mpiexec.c``): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal
+# 9)" (older Hydra without "YOUR "), after its "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES" box
+_HYDRA = regex.compile(r"APPLICATION TERMINATED WITH THE EXIT STRING: (?P<word>[^(\n]+?) \(signal (?P<num>\d+)\)")
+# Lightning's subprocess launcher (``lightning/fabric/strategies/launchers/subprocess_script.py``,
+# ``_ChildProcessObserver._run``, polling every 5 s): "[rank: 1] Child process with PID 2491 terminated with code -9.
+# Forcefully terminating all other processes to avoid zombies" - ``Popen.returncode``, -N for signal N; it then sends
+# SIGKILL to the other children and to the main process (their deaths are its doing)
+_LIGHTNING_CHILD = regex.compile(r"Child process with PID (?P<pid>\d+) terminated with code (?P<code>-?\d+)")
+# Horovod's gloo launcher (``horovod/runner/gloo_run.py``): "Process 2 exit with status code 137." per worker, then
+# "Horovod detected that one or more processes exited with non-zero status ... Process name: 1\nExit code: 137"
+_HOROVOD_EXIT = regex.compile(r"\bProcess (?P<name>\S+) exit with status code (?P<code>-?\d+)\.")
 _PDSH = regex.compile(r"(?P<node>[\w.-]+): ssh exited with exit code (?P<code>\d+)")
 _SRUN = regex.compile(r"srun: error: (?P<node>[\w.-]+): tasks? (?P<task>[\d,\-\[\]]+): (?P<what>[A-Z][\w /()-]*)")
 _RAY_EXIT = regex.compile(r"Worker exit type: (?P<type>[A-Z_]+)")
@@ -83,11 +102,26 @@ _VLLM_DIED = regex.compile(
 )
 # bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
 _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
+# An interactive shell writes its report where the cursor is: after a tqdm bar that redrew its line with "\r" and
+# left no newline, "Killed" is glued to the bar ("331/1063 [01:06<03:59,  3.06it/s]Killed", InternLandMark/LandMark#65)
 _SHELL = regex.compile(
     rf"(?m)^(?P<word>{_SIGWORDS})(?: +\(core dumped\))?\s*$"
     rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS})(?: +\(core dumped\))?(?:  +\S.*)?$"
+    rf"|(?:it/s|s/it)\](?P<word>{_SIGWORDS})(?: +\(core dumped\))?\s*$"
 )
-_MP_SIGNAL = regex.compile(r"(?:process \d+ terminated with signal|died with <Signals\.)(?: ?)(?P<name>SIG[A-Z]+)")
+# zsh's job report (``Src/jobs.c`` ``printjob``; messages from ``Src/signames2.awk``, ``tables.ZSH_SIGNAL_WORDS``):
+# "zsh: killed     python train.py", "zsh: segmentation fault (core dumped)  python train.py"
+_ZSH = regex.compile(r"(?m)^zsh: (?P<word>[a-zA-Z][a-zA-Z -]*?)(?: \(core dumped\))?  +\S")
+# torch.multiprocessing.spawn's ``ProcessExitedException`` (``torch/multiprocessing/spawn.py``, ``ProcessContext.
+# join``): "process 1 terminated with signal SIGKILL" / "process 1 terminated with exit code 1" (the index is the
+# spawned process's, i.e. its local rank)
+_MP_SIGNAL = regex.compile(r"process (?P<idx>\d+) terminated with signal (?P<name>SIG[A-Z]+)")
+_MP_CODE = regex.compile(r"process (?P<idx>\d+) terminated with exit code (?P<code>-?\d+)")
+# CPython ``multiprocessing.Process.__repr__`` (Lib/multiprocessing/process.py): "<Process name='Process-2' pid=4692
+# parent=4690 stopped exitcode=-SIGKILL>" (``_exitcode_to_name``: the signal's name for a negative exit code)
+_MP_REPR = regex.compile(
+    r"<\w*Process name='[^']*' pid=(?P<pid>\d+) [^>]*?exitcode=(?:-(?P<name>SIG[A-Z]+)|(?P<code>\d+))>"
+)
 _DATALOADER = regex.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
 # the DataLoader worker's own signal handlers (``torch/csrc/DataLoader.cpp`` ``SIGNAL_HANDLER``), printed by the worker
 # as it dies, before the main process notices: "ERROR: Unexpected segmentation fault encountered in worker."
@@ -100,6 +134,12 @@ _DL_WORKER_WORDS = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "flo
 _K8S_EXIT = regex.compile(
     r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)|command terminated with exit code (?P<code>\d+)"
 )
+# The same "Exit code: N" in two launchers' reports of their first failed process, with a lower-case "code" (a pod's
+# status says "Exit Code:"): Open MPI's ``orterun`` (help-orterun.txt "orterun:non-zero-exit": "Process name:
+# [[29973,1],0]" then "  Exit code:    1", horovod/horovod#1421) and Horovod's gloo launcher (``gloo_run.py``:
+# "Process name: elastic-test-worker-1[0]\nExit code: 137", horovod/horovod#2484). Open MPI aligns the number
+# ("Exit code:" and four spaces), Horovod's format string has one.
+_LAUNCHER_EXIT_CODE = regex.compile(r"(?m)^\s*Exit code:(?P<sp> +)\d+\s*$")
 _FAULTHANDLER = regex.compile(
     r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
     r"exception|Illegal instruction)"
@@ -205,15 +245,27 @@ _CU_RESULT = regex.compile(r"\b(?P<name>CUDA_ERROR_[A-Z_]+)\b")
 # huggingface/transformers#21716, NVIDIA/flowtron#52). The traceback that follows may be clipped or missing.
 _DEVICE_ASSERT = regex.compile(r"block: ?\[\d+,\d+,\d+\], thread: ?\[\d+,\d+,\d+\] Assertion `[^`\n]*` failed")
 # --- signals and schedulers -----------------------------------------------------------------------------------
-_AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?P<name>SIG[A-Z]+) death signal")
+# torchrun's agent (``torch/distributed/elastic/agent/server/api.py``, ``SignalException`` handler) names the signal as
+# ``Signals.SIGTERM``, ``SIGTERM`` or, in torch 1.x-2.1, its number ("Received 15 death signal, shutting down workers",
+# determined-ai/determined#8915)
+_AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?:(?P<name>SIG[A-Z]+)|(?P<num>\d{1,2})) death signal")
 _CLOSING_SIGNAL = regex.compile(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
 _DS_KILL = regex.compile(r"Killing subprocess (?P<pid>\d+)")
 # torchrun's agent escalating after ``Sending process N closing signal SIGTERM`` went unheeded for its timeout
 # (``torch/distributed/elastic/multiprocessing/api.py``, ``_close``): "Unable to shutdown process 31370 via 15,
 # forcefully exiting via 9" (older torch: "via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL")
 _ESCALATE = regex.compile(
-    r"Unable to shutdown process (?P<pid>\d+) via \S+?, forcefully exiting via (?:Signals\.)?(?P<sig>SIG[A-Z]+|\d+)"
+    r"Unable to shutdown process (?P<pid>\d+) via \S+? ?, forcefully exiting via (?:Signals\.)?(?P<sig>SIG[A-Z]+|\d+)"
 )
+# torch.multiprocessing.spawn (``ProcessContext.join``, used by ``mp.spawn`` and Lightning's ``ddp_spawn``) after one
+# process failed: "Terminating process 3692 via signal SIGTERM", then "Unable to shutdown process 3692 via SIGTERM ,
+# forcefully exiting via SIGKILL" (``_ESCALATE``)
+_SPAWN_TERMINATE = regex.compile(r"Terminating process (?P<pid>\d+) via signal (?P<name>SIG[A-Z]+)")
+# A rank's own handler saying it received SIGTERM, sender unknown: Lightning's SignalConnector
+# (``trainer/connectors/signal_connector.py`` ``_sigterm_notifier_fn``: "[rank: 0] Received SIGTERM: 15") or a
+# trainer's own handler ("[rank0] train: received SIGTERM at step 659"). After a launcher announced SIGTERM to the
+# job's workers (``reason.sibling_terminations``) it is that launcher's signal; otherwise it came from outside.
+_RANK_GOT_SIGTERM = regex.compile(r"\[rank:? ?\d+\][^\n]{0,120}?\b[Rr]eceived SIGTERM\b")
 _SLURM_CANCEL = regex.compile(
     r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
 )
@@ -365,6 +417,11 @@ _CI_WORDS = (
     "no space left",
     "quota",
     "encountered in worker",
+    "child process with pid",
+    "exit with status code",
+    "exit string",
+    "zsh: ",
+    "died with",
     "died unexpectedly",
 )
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
@@ -481,6 +538,15 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, _code(m["code"]), "deepspeed")
     elif "non-zero exit status" in text and (m := _SUBPROCESS_EXIT.search(text)):
         _exit(ev, out, _code(m["code"]), "subprocess")
+    elif "died with" in text and (m := _SUBPROCESS_SIGNAL.search(text)):
+        _exit(ev, out, None, "subprocess", signal=m["name"] or _signal(m["num"]))
+    if "Child process with PID" in text and (m := _LIGHTNING_CHILD.search(text)) and _code(m["code"]) != 0:
+        _exit(ev, out, _code(m["code"]), "lightning", proc=plausible.pid(m["pid"]))
+    if "exit with status code" in text and (m := _HOROVOD_EXIT.search(text)) and _code(m["code"]) != 0:
+        task = plausible.rank(m["name"]) if m["name"].isdigit() else None
+        _exit(ev, out, _code(m["code"]), "horovod", task=task)
+    if "EXIT STRING" in text and (m := _HYDRA.search(text)):
+        _exit(ev, out, None, "mpich", signal=_signal(m["num"]), detail=m["word"].strip())
     if "exited on signal" in text and (m := _MPI.search(text)):
         _exit(
             ev,
@@ -534,8 +600,14 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         )
     elif "encountered in worker" in text and (m := _DL_WORKER_SIGNAL.search(text)):
         _exit(ev, out, None, "dataloader_worker", signal=_DL_WORKER_WORDS[m["word"]], detail=m["word"])
-    elif m := _MP_SIGNAL.search(text):
-        _exit(ev, out, None, "multiprocessing", signal=m["name"])
+    elif "terminated with" in text and (m := _MP_SIGNAL.search(text) or _MP_CODE.search(text)):
+        code = _code(m["code"]) if "code" in m.groupdict() else None
+        if code != 0:
+            sig = m["name"] if "name" in m.groupdict() else None
+            _exit(ev, out, code, "multiprocessing", signal=sig, task=plausible.rank(m["idx"]))
+    elif "exitcode=" in text and (m := _MP_REPR.search(text)) and (m["name"] or m["code"] not in (None, "0")):
+        code = _code(m["code"]) if m["code"] else None
+        _exit(ev, out, code, "multiprocessing", signal=m["name"], proc=plausible.pid(m["pid"]))
     if "Fatal Python error" in text and (m := _FAULTHANDLER.search(text)):
         _exit(ev, out, None, "faulthandler", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
     if "Caught signal" in text and (m := _UCX_SIGNAL.search(text)):
@@ -551,8 +623,13 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
         _exit(ev, out, None, "shell", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
+    elif "zsh: " in text and not out and (m := _ZSH.search(text)) and m["word"] in tables.ZSH_SIGNAL_WORDS:
+        _exit(ev, out, None, "shell", signal=tables.ZSH_SIGNAL_WORDS[m["word"]], detail=f"zsh: {m['word']}")
     if not out and (m := _K8S_EXIT.search(text)) and 128 < (_code(m["code"]) or 0) < 160:
-        _exit(ev, out, _code(m["code"]), "kubernetes")
+        reporter = "kubernetes"
+        if lm := _LAUNCHER_EXIT_CODE.search(text):
+            reporter = "mpirun" if len(lm["sp"]) > 1 or "Process name: [[" in text else "horovod"
+        _exit(ev, out, _code(m["code"]), reporter)
 
 
 def _family(typ: str, module: str, message: str, errno: int | None) -> str:
@@ -730,15 +807,11 @@ def nccl_result(text: str) -> str:
 
 
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
-    if "death signal" in text and (m := _AGENT_SIGNAL.search(text)):
+    if "death signal" in text and (m := _AGENT_SIGNAL.search(text)) and (name := m["name"] or _signal(m["num"])):
         sender = (
-            "terminal"
-            if m["name"] == "SIGHUP"
-            else "scheduler"
-            if m["name"] in ("SIGTERM", "SIGUSR1", "SIGUSR2")
-            else "unknown"
+            "terminal" if name == "SIGHUP" else "scheduler" if name in ("SIGTERM", "SIGUSR1", "SIGUSR2") else "unknown"
         )
-        out.append(SignalFact(event=ev, signal=m["name"], signum=tables.SIGNAL_NUMBERS.get(m["name"]), sender=sender))
+        out.append(SignalFact(event=ev, signal=name, signum=tables.SIGNAL_NUMBERS.get(name), sender=sender))
     if "closing signal" in text and (m := _CLOSING_SIGNAL.search(text)):
         out.append(
             SignalFact(
@@ -758,6 +831,14 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
                     event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target
                 )
             )
+    if "Terminating process" in text and (m := _SPAWN_TERMINATE.search(text)):
+        sig = m["name"]
+        target = plausible.pid(m["pid"])
+        out.append(
+            SignalFact(event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target)
+        )
+    if "eceived SIGTERM" in text and "[rank" in text and _RANK_GOT_SIGTERM.search(text):
+        out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))
     if "CANCELLED" in text and (m := _SLURM_CANCEL.search(text)):

@@ -66,9 +66,11 @@ class ProcessExit(Fact):
         code: the exit code as reported (-9, 137, 1...), or None when only a signal is named.
         signal: signal name (``SIGKILL``) when the exit was by a signal (negative code, 128+N, a named signal).
         signum: its number.
-        reporter: an observer of the death (``torchrun`` | ``deepspeed`` | ``mpirun`` | ``pdsh`` | ``slurm`` |
-            ``ray`` | ``vllm`` | ``shell`` | ``multiprocessing`` | ``dataloader`` | ``kubernetes`` | ``subprocess``)
-            or the process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
+        reporter: an observer of the death (``torchrun`` | ``deepspeed`` | ``mpirun`` | ``mpich`` | ``pdsh`` |
+            ``slurm`` | ``ray`` | ``vllm`` | ``lightning`` | ``horovod`` | ``shell`` (bash, dash, zsh) |
+            ``multiprocessing`` (torch's ``mp.spawn``, CPython's ``Process``) | ``dataloader`` | ``kubernetes`` |
+            ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
+            launcher)) or the process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
             ``dataloader_worker``: torch's DataLoader worker handler) or a debugger (``gdb``).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.

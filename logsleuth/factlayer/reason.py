@@ -444,20 +444,31 @@ _STOP_SIGNALS = frozenset({"SIGTERM", "SIGKILL", "SIGINT"})
 
 def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events that report a launcher stopping a sibling: an exit by SIGTERM/SIGKILL/SIGINT of a pid the
-    launcher named as one it signals, or a reason-less Slurm cancel of a step srun said it was terminating. An exit
-    that names no pid (DeepSpeed's "exits with return code", about the failed worker) is never one."""
+    launcher named as one it signals, a reason-less Slurm cancel of a step srun said it was terminating, or a rank's
+    own "received SIGTERM" (sender unknown) printed after a launcher announced that signal to its workers (torch's
+    ``mp.spawn`` "Terminating process N via signal SIGTERM", then Lightning's "[rank: 0] Received SIGTERM: 15" in that
+    worker). An exit that names no pid (DeepSpeed's "exits with return code", about the failed worker) is never one.
+    ``facts`` in job order."""
     stops = [f for f in facts if isinstance(f, SignalFact) and f.sender == "launcher"]
     targets = {f.target for f in stops if f.target is not None}
     steps = {f.step for f in stops if f.step}
     if not targets and not steps:
         return frozenset()
-    return frozenset(
-        id(f.event)
-        for f in facts
-        if isinstance(f, ProcessExit)
-        and f.signal in _STOP_SIGNALS
-        and f.fields()["pid"] in targets
-        or isinstance(f, SchedulerVerdict)
-        and f.verdict == "cancelled"
-        and f.step in steps
-    )
+    out: set[int] = set()
+    sent: set[str] = set()  # signals a launcher announced so far
+    for f in facts:
+        if isinstance(f, SignalFact):
+            if f.sender == "launcher":
+                sent.add(f.signal)
+            elif f.sender == "unknown" and f.signal in sent:
+                out.add(id(f.event))
+        elif (
+            isinstance(f, ProcessExit)
+            and f.signal in _STOP_SIGNALS
+            and f.fields()["pid"] in targets
+            or isinstance(f, SchedulerVerdict)
+            and f.verdict == "cancelled"
+            and f.step in steps
+        ):
+            out.add(id(f.event))
+    return frozenset(out)

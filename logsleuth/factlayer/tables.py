@@ -54,6 +54,23 @@ SIGNAL_WORDS: dict[str, str] = {
     "Quit": "SIGQUIT",
     "Trace/breakpoint trap": "SIGTRAP",
 }
+# zsh's words for a job's signal (``Src/signames2.awk``, ``msg[signum]``; printed lower-case by ``Src/jobs.c``
+# ``printjob`` as "zsh: killed     cmd"). On Linux SIGIOT is SIGABRT (6) and zsh prints "IOT instruction" for it
+# (seen in this repo's ``corpus/generators/launchers`` zsh runs).
+ZSH_SIGNAL_WORDS: dict[str, str] = {
+    "killed": "SIGKILL",
+    "segmentation fault": "SIGSEGV",
+    "abort": "SIGABRT",
+    "IOT instruction": "SIGABRT",
+    "bus error": "SIGBUS",
+    "illegal hardware instruction": "SIGILL",
+    "floating point exception": "SIGFPE",
+    "terminated": "SIGTERM",
+    "hangup": "SIGHUP",
+    "interrupt": "SIGINT",
+    "quit": "SIGQUIT",
+    "trace trap": "SIGTRAP",
+}
 # Signals that mean the process crashed in native code (taxonomy ``native_crash``).
 CRASH_SIGNALS = frozenset({"SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"})
 
@@ -74,12 +91,28 @@ def signal_of_exit(code: int | None) -> str | None:
 # ModuleNotFoundError, OSError errno), C++ ``<new>`` (std::bad_alloc), numpy ``numpy/_core/_exceptions.py``
 # (``_ArrayMemoryError``, a MemoryError subclass), PyTorch ``torch/cuda/memory.py`` / ``c10/util/Exception.h``
 # (``torch.OutOfMemoryError``, alias ``torch.cuda.OutOfMemoryError``), errno(3) (ENOSPC 28, EDQUOT 122).
+#
+# Also: c10's C++ ``c10::OutOfMemoryError`` (``c10/util/Exception.h``, thrown by the CUDA caching allocator
+# ``c10/cuda/CUDACachingAllocator.cpp``; a libtorch program that does not catch it dies with "terminate called after
+# throwing an instance of 'c10::OutOfMemoryError'", liquorleaf/OmniGS#10). Ray's own errors: see the Ray rows below
+# (Ray 1.x ``RayOutOfMemoryError``: ray-project/ray#10431, #20906).
+#
+# Checked and left out on purpose (their meaning is in the message, which the rules read): torch.distributed's
+# ``DistError`` family (``torch/distributed/__init__.py``: ``DistBackendError`` - NCCL/gloo failures, mostly
+# collateral of a peer's death or a watchdog timeout -, ``DistStoreError``, ``DistNetworkError``); torchelastic's
+# ``ChildFailedError`` (the launcher's summary, read as process exits) and ``SignalException``; Lightning's
+# ``MisconfigurationException`` and transformers/accelerate ``ValueError``s (the user's configuration:
+# ``worker_exception``); huggingface_hub's ``LocalEntryNotFoundError``/``OfflineModeIsEnabled``/``HfHubHTTPError``
+# and transformers' "We couldn't connect to 'https://huggingface.co'" ``OSError`` (a download failed: a
+# ``worker_exception`` of that rank, not the job's collective network); safetensors' ``SafetensorError`` (a truncated
+# or foreign file).
 EXCEPTION_FAMILIES: dict[str, str] = {
     "MemoryError": "host_memory",
     "_ArrayMemoryError": "host_memory",
     "ArrayMemoryError": "host_memory",
     "std::bad_alloc": "host_memory",
     "OutOfMemoryError": "cuda_oom",  # torch.OutOfMemoryError / torch.cuda.OutOfMemoryError (module checked below)
+    "c10::OutOfMemoryError": "cuda_oom",
     "ImportError": "environment",
     "ModuleNotFoundError": "environment",
     # Ray (``python/ray/exceptions.py``, 2.x; ``RayOutOfMemoryError`` is Ray 1.x's ``memory_monitor.py``, raised when
@@ -96,7 +129,12 @@ EXCEPTION_FAMILIES: dict[str, str] = {
 # the host memory monitor's: ``ray/exceptions.py``).
 CUDA_OOM_MODULES = frozenset({"torch", "torch.cuda"})
 HOST_OOM_MODULES = frozenset({"ray.exceptions", "ray"})
-# errno -> family (errno(3)): ENOSPC, EDQUOT are a full filesystem; ENOMEM is host memory.
+# errno -> family (errno(3), Linux ``asm-generic/errno-base.h``/``errno.h``): ENOSPC (28) and EDQUOT (122, "Disk quota
+# exceeded") are a full filesystem; ENOMEM (12) is host memory. Left out on purpose: EIO (5, "Input/output error": a
+# failing disk or network filesystem as often as a full one), EMFILE/ENFILE (24/23, "Too many open files": a
+# descriptor limit, e.g. DataLoader's file_descriptor sharing strategy - the process's own ``worker_exception``),
+# EADDRINUSE (98: ``port_in_use`` is read from its wording by rule ``address-in-use``), ECONNREFUSED (111: a store
+# that is not up yet, a peer that died, or a download server - the wording around it decides).
 ERRNO_FAMILIES: dict[int, str] = {28: "disk_full", 122: "disk_full", 12: "host_memory"}
 # Messages that name a family whatever the exception type (strerror(3) texts, glibc ``string/strerror``; the
 # dynamic loader's ``undefined symbol`` from dlopen(3)).
@@ -108,6 +146,9 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     # only "can't allocate memory: you tried to allocate N bytes" without the strerror text
     ("DefaultCPUAllocator: can't allocate memory", "host_memory"),
     ("undefined symbol", "environment"),
+    # dlopen(3)'s dlerror() text when a shared library a module links is missing from the loader's path ("ImportError:
+    # libcudart.so.11.0: cannot open shared object file: No such file or directory", glibc ``elf/dl-load.c``)
+    ("cannot open shared object file", "environment"),
     # PyTorch's checkpoint zip writer (caffe2/serialize/inline_container.cc) when the disk fills mid-save:
     # pytorch/pytorch#156955 (/tmp full: "unexpected pos 64 vs 0"), verl-project/verl#3346, h2oai/h2o-llmstudio#214
     ("PytorchStreamWriter failed writing file", "disk_full"),
@@ -181,6 +222,15 @@ ADVISORY_LINES = re.compile(
     r"|destroy_process_group\(\) was not called before program exit"
     r"|autoscaling_coordinator_client\.py\", line \d+, in send_resource_request\n"
 )
+ADVISORY_MAX_CHARS = 2000  # an advisory is one log line; a longer event (a traceback, a dump) only quotes one
+
+
+def is_advisory(text: str) -> bool:
+    """Whether ``text`` (one event's text) is one of the ``ADVISORY_LINES`` healthy jobs print too: shorter than
+    ``ADVISORY_MAX_CHARS`` and matching. The one test the pipeline (an error event that is not a failure) and the
+    model's support check (``combine``) both use."""
+    return len(text) < ADVISORY_MAX_CHARS and ADVISORY_LINES.search(text) is not None
+
 
 # NVIDIA kernel driver (RM) status codes that say the GPU itself is unusable until reset. Source: open-gpu-kernel-modules
 # ``src/common/sdk/nvidia/inc/nvstatuscodes.h`` (``NV_STATUS_CODE(NV_ERR_RESET_REQUIRED, 0x00000062, "Reset required")``,

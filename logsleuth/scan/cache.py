@@ -15,7 +15,7 @@ from .jobs import Job
 if TYPE_CHECKING:
     from ..rules.engine import RuleSet
 
-CACHE_FORMAT = 2  # 2: rows are stored redacted (as written to the table)
+CACHE_FORMAT = 3  # 2: rows are stored redacted (as written to the table); 3: rows carry `exception`
 
 
 def _model_fingerprint() -> str:

@@ -31,6 +31,15 @@ def culprit_columns(culprit: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def exception_column(exc: dict[str, Any]) -> str | None:
+    """The ``exception`` column from a diagnosis' ``exception`` (``factlayer.reason.exception_summary``): ``"type:
+    message"`` (just the type when the message is empty), cut to ``MAX_TEXT`` characters; None when there is none."""
+    if not exc or not exc.get("type"):
+        return None
+    text = f"{exc['type']}: {exc['message']}" if exc.get("message") else str(exc["type"])
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
 def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
     """One table row (``COLUMNS``) for ``job`` from its diagnosis."""
     ff = d.first_failure
@@ -70,11 +79,12 @@ def row_from_diagnosis(job: Job, d: Diagnosis) -> dict[str, Any]:
         "versions": _versions_text(d.versions) or None,
         "error": error,
         "seconds": float(d.stats.get("seconds", 0.0)),
+        "exception": exception_column(d.exception),
     }
 
 
 # the row's text copied from the logs: redacted (and stripped of control characters) before the table or cache sees it
-LOG_TEXT_COLUMNS = ("first_failure_text", "error")
+LOG_TEXT_COLUMNS = ("first_failure_text", "error", "exception")
 
 
 def redact_row(row: dict[str, Any], secrets: bool = True) -> dict[str, Any]:

@@ -33,18 +33,21 @@ COLUMNS: dict[str, str] = {
     "first_failure_line": "Int64",  # 1-based line number in first_failure_path
     "first_failure_text": "object",  # the line (a traceback: its last MAX_TEXT characters)
     "culprit_ranks": "object",  # "2" or "1, 2": the rank(s) that caused a hang/mismatch (not the waiters), or None
-    "culprit_source": "category",  # flight_recorder | progress (how the culprit was found), or None
+    "culprit_source": "category",  # flight_recorder | progress | message (how the culprit was found), or None
     "culprit_process_group": "object",  # the process group where it shows (Flight Recorder), or None
     "culprit_collective": "object",  # "<op> #<seq> sizes=[...]" the culprit never reached / issued differently, or None
     "symptoms": "object",  # list[str]: root-cause ids explained as collateral, first seen first
     "versions": "object",  # "name=version, ..." (nccl, torch, cuda, driver, vllm...) found in the logs, or None
     "error": "object",  # why the job (or some of its files) could not be read; None when all was read
     "seconds": "float64",  # wall time of the job's analysis
+    # the exception printed at the first failure as CPython's last traceback line prints it ("OSError: [Errno 28]
+    # No space left on device"; at most MAX_TEXT characters), or None: the JSON report's ``exception`` flattened
+    "exception": "object",
 }
 _CATEGORIES = {
     "verdict": ["failure", "no_failure", "unknown"],
     "method": ["rule", "model", "rule+model", "none"],
-    "culprit_source": ["flight_recorder", "progress"],
+    "culprit_source": ["flight_recorder", "progress", "message"],
 }
 MAX_TEXT = 1000
 # a CSV cell starting with one of these is a formula to Excel/LibreOffice/Sheets (OWASP "CSV injection"): written
