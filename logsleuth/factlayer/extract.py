@@ -427,7 +427,36 @@ _CI_WORDS = (
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
 
+_NATIVE_CHECK: list = []  # [one Hyperscan scan for every test below on ASCII text, or None], built on first use
+
+
+def _native_check():  # noqa: ANN202 - native.any_matcher's function, or None
+    """The tests of ``_may_hold_facts`` as one Hyperscan database (``rules.native.any_matcher``): the per-line cost
+    of this check was a Python ``any()`` over ~55 words. Case-insensitive words that hold a capital can never be in
+    ``text.lower()``: they are left out, as the Python test never finds them either."""
+    if not _NATIVE_CHECK:
+        from ..rules.native import any_matcher
+
+        _NATIVE_CHECK.append(
+            any_matcher(
+                [
+                    *(re.escape(w) for w in _CS_WORDS),
+                    *(f"(?i){re.escape(w)}" for w in _CI_WORDS if w == w.lower()),
+                    _NANINF.pattern,
+                    r"(?s)(?:@.*0x|0x.*@)",
+                ]
+            )
+        )
+    return _NATIVE_CHECK[0]
+
+
 def _may_hold_facts(text: str) -> bool:
+    if text.isascii() and (check := _native_check()) is not None:
+        return check(text.encode("ascii"))
+    return _may_hold_facts_py(text)
+
+
+def _may_hold_facts_py(text: str) -> bool:
     if any(w in text for w in _CS_WORDS):
         return True
     low = text.lower()

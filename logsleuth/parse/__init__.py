@@ -15,7 +15,7 @@ from ..jobfiles import PathFacts
 from ..types import Event
 from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
-from .masking import mask
+from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
 from .traceback import BARE_EXC, FRAME, HEADER, Traceback
 
@@ -26,10 +26,22 @@ __all__ = ["parse", "parse_text", "mask"]
 
 
 def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
-    for fn in _RECOGNISERS:
-        rec = fn(body)
-        if rec is not None:
-            return rec
+    # which recogniser claims a line, and how an unclaimed line falls back, depend on its shape only (no recogniser
+    # tells the digits 1-9 apart: ``masking.SHAPE``): found once per shape, then only that recogniser runs
+    shape = shape_of(body)
+    known = _CLAIMS.get(shape) if shape is not None else None
+    if known is None or (isinstance(known, int) and known >= 0):
+        if known is not None:
+            rec = _RECOGNISERS[known](body)
+            if rec is not None:
+                return rec
+        for i, fn in enumerate(_RECOGNISERS):
+            rec = fn(body)
+            if rec is not None:
+                _remember(shape, i)
+                return rec
+        known = None
+        _remember(shape, _UNCLAIMED)
     if pre.ray:
         rec = ray.recognise(body, from_ray_prefix=True)
         if rec is not None:
@@ -38,7 +50,23 @@ def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
         if rec.source == "other":
             rec.source = "ray"
         return rec
-    return pylog.fallback(body)
+    if isinstance(known, tuple):
+        return Recognised(*known)
+    rec = pylog.fallback(body)
+    _remember(shape, (rec.source, rec.level))
+    return rec
+
+
+# line shape -> the index of the recogniser that claims it, _UNCLAIMED, or (when none does) the fallback's answer
+_CLAIMS: dict[bytes, int | tuple[str, str]] = {}
+_UNCLAIMED = -1
+
+
+def _remember(shape: bytes | None, claim: int | tuple[str, str]) -> None:
+    if shape is not None:
+        if len(_CLAIMS) >= MAX_SHAPES:
+            _CLAIMS.clear()
+        _CLAIMS[shape] = claim
 
 
 def _event(

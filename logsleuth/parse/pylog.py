@@ -25,6 +25,19 @@ _ERROR = regex.compile(
     r"(?:^\s*(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Interrupt)(?:\([\w.]+\))?(?::|$))"
     r"|\b(?:ERROR|FATAL|CRITICAL)\b|Segmentation fault|core dumped|\bKilled\b$|^Aborted"
 )
+# a line ``_ERROR`` matches holds one of these (most lines hold none: the words cost less than the search)
+_ERROR_WORDS = (
+    "Error",
+    "Exception",
+    "Interrupt",
+    "ERROR",
+    "FATAL",
+    "CRITICAL",
+    "Segmentation fault",
+    "core dumped",
+    "Killed",
+    "Aborted",
+)
 _WARN = regex.compile(r"\b(?:WARNING|WARN)\b|^\s*\w*Warning:")
 _TRAINER = regex.compile(r"(?i:\b(?:step|epoch|iter(?:ation)?|loss|lr|it/s|s/it|train|eval)\b)")
 
@@ -58,9 +71,9 @@ def recognise(body: str) -> Recognised | None:
 
 def infer_level(body: str) -> str:
     """Level of an unstructured line: ``error`` for exception lines/fatal signals/``ERROR``, ``warning``, else ``info``."""
-    if _ERROR.search(body):
+    if any(w in body for w in _ERROR_WORDS) and _ERROR.search(body):
         return "error"
-    if _WARN.search(body):
+    if ("WARN" in body or "Warning" in body) and _WARN.search(body):
         return "warning"
     return "info"
 

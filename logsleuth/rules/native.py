@@ -52,7 +52,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def compile_database(
-    patterns: Sequence[str], *, multi: bool = False, use_cache: bool = True
+    patterns: Sequence[str], *, multi: bool = False, use_cache: bool = True, exact: bool = False
 ) -> tuple[Any, frozenset[int]]:
     """``(database, always)``: a block-mode Hyperscan database of ``patterns`` (ids = their indexes) and the
     indexes it cannot decide (to be treated as matching everywhere).
@@ -61,6 +61,7 @@ def compile_database(
         patterns: Python regexes.
         multi: report every match end (``hits_in_block``) instead of one match per pattern.
         use_cache: read/write the compiled database under ``cache_dir()``.
+        exact: a pattern Hyperscan refuses goes to ``always`` instead of being compiled in prefilter mode.
 
     Raises:
         ImportError: hyperscan cannot be loaded (check ``available()`` first).
@@ -68,7 +69,8 @@ def compile_database(
     import hyperscan
 
     version = getattr(hyperscan, "__version__", "") or str(getattr(hyperscan, "HS_VERSION", ""))
-    key = hashlib.sha256(json.dumps([FORMAT, version, multi, list(patterns)]).encode()).hexdigest()[:24]
+    key_parts = [FORMAT, version, multi, list(patterns), *(["exact"] if exact else [])]
+    key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()[:24]
     db_path = cache_dir() / f"hs-{key}.db"
     meta_path = cache_dir() / f"hs-{key}.json"
     if use_cache and db_path.exists() and meta_path.exists():
@@ -88,7 +90,7 @@ def compile_database(
         if not p.isascii():
             always.add(i)
             continue
-        for f in (base, base | hyperscan.HS_FLAG_PREFILTER):
+        for f in (base,) if exact else (base, base | hyperscan.HS_FLAG_PREFILTER):
             try:
                 hyperscan.Database().compile(expressions=[p.encode()], ids=[i], elements=1, flags=[f])
             except Exception:  # noqa: BLE001 - hyperscan.error: unsupported construct
@@ -143,3 +145,34 @@ class NativeMatcher:
         if self._db is not None:
             self._db.scan(text.encode("ascii"), match_event_handler=_on_match, context=found)
         return found
+
+
+def _stop(*_args: Any) -> bool:
+    return True  # a non-zero return ends the scan (hyperscan.ScanTerminated)
+
+
+def any_matcher(patterns: Sequence[str]) -> Any:
+    """A function ``(data: bytes) -> bool``: whether any of ``patterns`` (Python regexes) matches ASCII ``data``, in
+    one Hyperscan scan that stops at the first match (the same answer as ``re`` there: see the module docstring).
+
+    Returns None when Hyperscan is not available or cannot take every pattern exactly: the caller then tests the
+    patterns itself."""
+    if not available():
+        return None
+    import hyperscan
+
+    try:
+        db, always = compile_database(patterns, exact=True)
+    except Exception:  # noqa: BLE001 - a broken hyperscan install: the caller's own test
+        return None
+    if db is None or always:
+        return None
+
+    def any_match(data: bytes) -> bool:
+        try:
+            db.scan(data, match_event_handler=_stop)
+        except hyperscan.ScanTerminated:
+            return True
+        return False
+
+    return any_match
