@@ -124,6 +124,12 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     "ObjectStoreFullError": "host_memory",
     "OutOfDiskError": "disk_full",
     "RuntimeEnvSetupError": "environment",
+    # DeepSpeed's op builder (``op_builder/builder.py``, 0.19.8): ``MissingCUDAException`` ("CUDA_HOME does not exist,
+    # unable to compile CUDA op(s)", or nvcc cannot run) and ``CUDAMismatchException`` ("Installed CUDA version X does
+    # not match the version torch was compiled with Y, unable to compile cuda/cpp extensions") when it JIT-builds an
+    # op: the CUDA toolkit beside torch is missing or of another version
+    "MissingCUDAException": "environment",
+    "CUDAMismatchException": "environment",
 }
 # Modules whose ``OutOfMemoryError`` is the CUDA caching allocator's (Ray's ``ray.exceptions.OutOfMemoryError`` is
 # the host memory monitor's: ``ray/exceptions.py``).
@@ -175,6 +181,16 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # ``python/ray/_private/serialization.py``; ray-project/ray#27015, verl-project/verl#4482), and libraries that
     # re-raise an ImportError's text (CPython's ``ModuleNotFoundError`` message: "No module named 'x'")
     (r"\bNo module named '", "environment"),
+    # torch's extension builder (``torch/utils/cpp_extension.py`` ``_check_cuda_version``: ``CUDA_MISMATCH_MESSAGE``,
+    # "The detected CUDA version (%s) mismatches the version that was used to compile\nPyTorch (%s)" - 2.13 prints
+    # "compilePyTorch" without the line break; ``_join_cuda_home``: "CUDA_HOME environment variable is not set"), raised
+    # by every JIT-built op (DeepSpeed, apex, flash-attn from source): the CUDA toolkit does not match torch's
+    (r"The detected CUDA version \(\S+\) mismatches the version that was used to compile\s*PyTorch", "environment"),
+    (r"CUDA_HOME environment variable is not set", "environment"),
+    # the same module's ``_run_ninja_build`` when the compiler fails (``error_prefix=f"Error building extension
+    # '{name}'"``): a JIT-built op of a library (DeepSpeed ``fused_adam``/``cpu_adam``, apex) that this node's toolchain
+    # (nvcc, gcc, CUDA headers) cannot build - the compiler's own lines above it say which
+    (r"^Error building extension '", "environment"),
     (r"cannot fit into any bundles for the placement group", "placement"),
     (r"exceeds the total number of available \w+s in the placement group", "placement"),
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),

@@ -161,6 +161,10 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
 
     for line_no, text in lines:
         if not text or text.isspace():
+            # a blank line ends an exception message that began after ``Type:`` (traceback.MAX_MESSAGE_LINES)
+            for key in [k for k, (tb, _) in open_tbs.items() if tb.message_lines is not None]:
+                open_tbs[key][0].end_message()
+                yield finish_tb(key)
             continue
         pre, body = strip(text)
         key = (pre.rank, pre.local_rank, pre.pid, pre.host, pre.actor)
@@ -176,6 +180,8 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if status == "done":
                 yield finish_tb(key)
                 continue
+            if status == "end":
+                yield finish_tb(key)
             if tb_state[0].stale:
                 yield finish_tb(key)
         if body.startswith(HEADER) or body.lstrip().startswith(HEADER) or (tag and logged.startswith(HEADER)):

@@ -30,6 +30,15 @@ BARE_EXC = regex.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 # frames in these places are library code; the last frame outside them is the user's
 _LIBRARY = regex.compile(r"site-packages|dist-packages|/lib/python3[\d.]*/|<frozen|^<string>|/torch/|/ray/_private/")
 MAX_FOREIGN = 50  # lines of other output tolerated inside one traceback before it is closed as incomplete
+# A message that starts on the next line: CPython prints ``f"{type}: {str(exc)}"`` whenever ``str(exc)`` is not empty
+# (``traceback.TracebackException.format_exception_only``), so a ``Type:`` line with nothing after the colon is followed
+# by the message's own lines (torch's ``cpp_extension.CUDA_MISMATCH_MESSAGE``, ``"\nThe detected CUDA version ..."``).
+# Those lines are taken into the exception's message until a blank line, a log record or a new traceback, at most:
+MAX_MESSAGE_LINES = 8
+_MESSAGE_END = regex.compile(
+    r"Traceback \(most recent|\[|\d{4}-\d\d-\d\d|[EWIF]\d{4} |(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b|File \""
+    r"|[=*#~-]{4}"  # a rule line opens a block of its own (torchelastic's ChildFailedError summary)
+)
 
 
 @dataclass
@@ -46,9 +55,14 @@ class Traceback:
     foreign: int = 0
     # the logger record whose lines carry this traceback (``vllm.logged_message``'s tag), or "" for plain output
     tag: str = ""
+    # lines of a message that began on the line after ``Type:`` (``MAX_MESSAGE_LINES``); None when none is pending
+    message_lines: list[str] | None = None
 
     def add(self, line_no: int, text: str, body: str) -> str:
-        """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete) or ``foreign``."""
+        """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
+        (not taken: the traceback ended on the line before, read this one as usual) or ``foreign``."""
+        if self.message_lines is not None:
+            return self._add_message_line(line_no, text, body)
         if not body or body[0] in " \t":
             self.lines.append(text)
             self.end_line = line_no
@@ -64,9 +78,33 @@ class Traceback:
             self.exc_type = m["type"]
             self.exc_inner = m["inner"]
             self.exc_message = (m["msg"] or "").strip()
+            if not self.exc_message and body.rstrip().endswith(":"):
+                self.message_lines = []  # the message follows on the next lines
+                return "more"
             return "done"
         self.foreign += 1
         return "foreign"
+
+    def _add_message_line(self, line_no: int, text: str, body: str) -> str:
+        assert self.message_lines is not None
+        stripped = body.strip()
+        if not stripped or _MESSAGE_END.match(stripped) or _EXC.match(stripped) and self.message_lines:
+            self.message_lines = None
+            return "end"
+        self.lines.append(text)
+        self.end_line = line_no
+        self.message_lines.append(stripped)
+        self.exc_message = " ".join(self.message_lines)
+        if len(self.message_lines) >= MAX_MESSAGE_LINES:
+            self.message_lines = None
+            return "done"
+        return "more"
+
+    def end_message(self) -> bool:
+        """A blank line ends a message that began after ``Type:``; True when one was pending."""
+        pending = self.message_lines is not None
+        self.message_lines = None
+        return pending
 
     @property
     def stale(self) -> bool:
