@@ -207,6 +207,10 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # (``ray/train/v2/_internal/exceptions.py`` ``WorkerGroupStartupTimeoutError``, ``RAY_TRAIN_WORKER_GROUP_START_
     # TIMEOUT_S``; v1 said "Placement group creation timed out"): the cluster cannot fit num_workers x resources
     (r"The worker group startup timed out after \S+ seconds waiting for \d+ workers", "placement"),
+    # verl's resource-pool check before it creates its placement groups (``verl/single_controller/ray/base.py``
+    # ``ResourcePoolManager._check_resource_available``, verl 0.2-0.9): the Ray cluster has fewer GPUs than the
+    # trainer, rollout and reward pools ask for
+    (r"Total available GPUs \d+ is less than total desired GPUs \d+", "placement"),
     # vLLM's start-up check that the KV cache fits in GPU memory (``vllm/v1/core/kv_cache_utils.py``
     # ``check_enough_kv_cache_memory``; ``vllm/worker/worker.py`` ``raise_if_cache_size_invalid``; ``vllm/utils``
     # ``MemorySnapshot`` "Free memory on device ... is less than desired GPU memory utilization"): GPU memory
