@@ -13,7 +13,7 @@ from .diagnose import COLLATERAL
 from .factlayer.tables import is_advisory
 from .taxonomy import ROOT_CAUSES
 from .taxonomy import title as taxonomy_title
-from .types import SEVERITY_RANK, Diagnosis, Fix, Hypothesis, Match
+from .types import LEVEL_RANK, SEVERITY_RANK, Diagnosis, Event, Fix, Hypothesis, Match
 
 if TYPE_CHECKING:  # the model module imports numpy: analyze pays for it only when the model is consulted
     from .classify.model import Vote
@@ -32,6 +32,7 @@ NO_FAILURE_OVERRIDE = 0.8
 # crash at 0.82, a socket-transport peer loss read as an IB fault at 0.90), so the bar is higher.
 SYMPTOM_OVERRIDE = 0.95
 MAX_MODEL_EVIDENCE = 5
+SUPPORT_SHARE = 0.1  # a line supports the model's vote when it pushes at least this share of the strongest line
 # causes hang.decide reads from facts (no rule of their own may exist): ``fix_for`` falls back to the hang advice
 HANG_CAUSES = ("silent_hang", "collective_timeout", "collective_mismatch")
 # A model cause that a job-level fact in ``Diagnosis.stats`` rules out: every rank's last printed loss is finite after
@@ -111,9 +112,22 @@ def _hyps(first: Hypothesis, rest: tuple[Hypothesis, ...], vote: Vote | None) ->
 
 def _supported(vote: Vote) -> bool:
     """False when every line that pushes the model toward its label is an advisory healthy jobs print too
-    (``tables.is_advisory``): a clean log whose only support is such a line stays clean."""
-    support = [d for s, d in vote.lines if s > 0]
-    return not support or any(not is_advisory(d.event.text) for d in support)
+    (``tables.is_advisory``), or NCCL's own INFO/debug output: a clean log whose only support is such lines stays
+    clean. An NCCL_DEBUG=INFO start-up pasted to show a setup reads like the start of a job that then hung on a wrong
+    interface (both are init INFO lines and nothing else), and a healthy job must not be flagged from lines every
+    job prints."""
+    top = max((s for s, _ in vote.lines), default=0.0)
+    # lines that carry a share of the vote (a 0.02 push from a version banner beside 1.2 from INFO lines is no support)
+    support = [d for s, d in vote.lines if s > 0 and s >= SUPPORT_SHARE * top]
+    return not support or any(not is_advisory(d.event.text) and not _nccl_info(d.event) for d in support)
+
+
+def _nccl_info(ev: Event) -> bool:
+    """NCCL's INFO/debug lines, and the bare "NCCL version 2.10.3+cuda11.3" banner rank 0 prints at init without its
+    host:pid prefix (``src/init.cc`` ``showVersion``)."""
+    if LEVEL_RANK[ev.level] >= LEVEL_RANK["warning"]:
+        return False
+    return ev.source == "nccl" or ev.text.lstrip().startswith("NCCL version ")
 
 
 def _model_evidence(vote: Vote) -> tuple[Match, ...]:

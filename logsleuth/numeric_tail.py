@@ -43,10 +43,11 @@ from .types import Diagnosis, Event, Fix, Match
 if TYPE_CHECKING:
     from .evidence import JobEvidence
 
-# "loss 2.47", "lm loss: 2.382640E+00", "'loss': nan", "loss=tensor(inf)", "train_loss: 0.31" (the last one printed
+# "loss 2.47", "lm loss: 2.382640E+00", "'loss': nan", "'loss': '7.297'" (HF >= 4.5x quotes its values),
+# "loss=tensor(inf)", "train_loss: 0.31" (the last one printed
 # on the line counts: interleaved output may put two ranks' lines on one)
 _LOSS = regex.compile(
-    r"(?i)\bloss\b[\"']?\s*[:=]?\s*(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
+    r"(?i)\bloss\b[\"']?\s*[:=]?\s*[\"']?(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
 )
 _BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "nan_output", "overflow_skip", "overflow_run"})
 # facts no later finite loss undoes: the scaler at its floor, or most steps so far skipped (a cumulative count; a

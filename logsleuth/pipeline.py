@@ -34,6 +34,7 @@ from .progress import NOT_COUNTED, ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView
+from .shutdown_hang import hung_after_finish
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 
@@ -535,6 +536,7 @@ def decide(
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
+    diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
     diag = _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
     # the exception at the first failure with its chained causes ("The above exception was the direct cause...")
     return dataclasses.replace(diag, exception=exception_summary(evidence.facts, diag.first_failure))

@@ -80,6 +80,12 @@ CUDA_ERRORS: tuple[CudaErrorEntry, ...] = (
     CudaErrorEntry(
         "the provided PTX was compiled with an unsupported toolchain", "cudaErrorUnsupportedPtxVersion", 222, "version"
     ),
+    # a library whose fat binary has no code for this GPU's architecture looks its kernels up and misses them: CUDA 11+
+    # says "named symbol not found" (NCCL 2.14.3+cuda11.8 on an sm_120 GPU, pytorch/pytorch#152077), older CUDA
+    # "invalid device function"; a cubin for another architecture is "device kernel image is invalid"
+    CudaErrorEntry("named symbol not found", "cudaErrorSymbolNotFound", 500, "version"),
+    CudaErrorEntry("invalid device function", "cudaErrorInvalidDeviceFunction", 98, "version"),
+    CudaErrorEntry("device kernel image is invalid", "cudaErrorInvalidKernelImage", 200, "version"),
     CudaErrorEntry(
         "all CUDA-capable devices are busy or unavailable", "cudaErrorDevicesUnavailable", 46, "device_unavailable"
     ),
@@ -128,6 +134,8 @@ CU_RESULTS: dict[str, str] = {
     "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "cudaErrorCompatNotSupportedOnDevice",
     "CUDA_ERROR_STUB_LIBRARY": "cudaErrorStubLibrary",
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "cudaErrorNoKernelImageForDevice",
+    "CUDA_ERROR_NOT_FOUND": "cudaErrorSymbolNotFound",
+    "CUDA_ERROR_INVALID_IMAGE": "cudaErrorInvalidKernelImage",
     "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": "cudaErrorUnsupportedPtxVersion",
     "CUDA_ERROR_NO_DEVICE": "cudaErrorNoDevice",
     "CUDA_ERROR_INVALID_DEVICE": "cudaErrorInvalidDevice",

@@ -27,6 +27,7 @@ from .kinds import (
     NcclWarning,
     NumericHealth,
     ProcessExit,
+    RunFinished,
     SchedulerVerdict,
     SignalFact,
 )
@@ -146,8 +147,12 @@ _FAULTHANDLER = regex.compile(
 )
 _UCX_SIGNAL = regex.compile(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
 # gdb stopping a debugged process on a signal (gdb ``infrun.c`` ``print_signal_received_reason``): "Program received
-# signal SIGSEGV, Segmentation fault." / 'Thread 1 "pt_main_thread" received signal SIGABRT, Aborted.'
-_GDB_SIGNAL = regex.compile(r"(?:^|\n)(?:Program|Thread \d+(?: \"[^\"\n]*\")?) received signal (?P<name>SIG[A-Z]+)")
+# signal SIGSEGV, Segmentation fault." / 'Thread 1 "pt_main_thread" received signal SIGABRT, Aborted.'; and gdb opening
+# the core file a crash left (``corelow.c`` ``core_target_open``: "Program terminated with signal SIGSEGV, Segmentation
+# fault.", open-mmlab/mmpretrain#603)
+_GDB_SIGNAL = regex.compile(
+    r"(?:^|\n)(?:Program|Thread \d+(?: \"[^\"\n]*\")?) (?:received|terminated with) signal (?P<name>SIG[A-Z]+)"
+)
 _GLOG_SIGNAL = regex.compile(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
 # abseil's failure signal handler (``absl/debugging/failure_signal_handler.cc``, linked into Ray's ``_raylet.so``,
 # which installs it in every worker): "*** SIGSEGV received at time=1795565435 on cpu 0 ***", or "*** Signal 7
@@ -233,7 +238,7 @@ _DRIVER_MISMATCH = regex.compile(r"(?i:driver/library version mismatch)|NVRM: AP
 _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
 # how a failed CUDA call is announced: torch's "CUDA error: ...", NCCL's "Cuda failure '...'", nccl-tests' "Test CUDA
 # failure", and the CUDACHECK macro of NCCL's examples (vLLM csrc/custom_all_reduce.cuh): "Failed: Cuda error f:l '...'"
-_CUDA_ERR_MARKS = ("CUDA error", "Cuda error", "Cuda failure", "cudaError", "CUDA failure")
+_CUDA_ERR_MARKS = ("CUDA error", "Cuda error", "Cuda failure", "cudaError", "CUDA failure", "CUDA Error", "cuda error")
 _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 # the driver API's ``CUresult`` names (``cuda.h``), as Triton, CuPy and XLA print them; only those ``tables.CU_RESULTS``
 # maps to a runtime error are read
@@ -272,22 +277,50 @@ _SLURM_CANCEL = regex.compile(
 # srun ending the step itself once a task failed (``--kill-on-bad-exit``, or a task killed by the cgroup): "srun:
 # Terminating job step 3495450.0" (older Slurm), "srun: Terminating StepId=440575.0"; slurmstepd then prints a plain
 # "*** STEP 3495450.0 ON node CANCELLED AT ... ***" for it (hafs-community/HAFS#101, chrisknewman/tusas#149)
+# the same line cut after the step id (a paste that stops mid-line): slurmstepd prints "*** JOB|STEP <id> ON <node>" only
+# to say it cancels (``_handle_signal_container``); the reason, if any, is lost
+_SLURM_CANCEL_CUT = regex.compile(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON(?: \S+)?\s*$")
 _SRUN_TERMINATE = regex.compile(r"srun: Terminating (?:job step |StepId=)(?P<step>\d+(?:\.\w+)?)")
 # srun's report of a task the cgroup OOM handler killed: "srun: error: nid001277: tasks 1-3: Out Of Memory"
 _SRUN_OOM = regex.compile(r"srun: error: [\w.-]+: tasks? [\d,\-\[\]]+: Out Of Memory")
 _SLURM_OOM = regex.compile(r"Detected \d+ oom[-_]kill event")
+# Slurm's own memory enforcement (jobacct_gather with OverMemoryKill, ``src/plugins/jobacct_gather/common/
+# common_jag.c`` ``jag_common_poll_data``: "StepId=17.0 exceeded memory limit (1978634240 > 1887436800), being
+# killed"; Slurm < 20.11 "Job 42 exceeded memory limit (...)"), and srun's summary of it ("srun: Exceeded job memory
+# limit", "Exceeded step memory limit at some point.")
+_SLURM_MEM_LIMIT = regex.compile(
+    r"exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed|\bExceeded (?:job|step) memory limit"
+)
 _NODE_FAIL = regex.compile(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
 _K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
+# --- a training loop's own "finished" line ----------------------------------------------------------------------
+# Printed once, after the last step: Megatron-LM ``megatron/training/training.py`` ``pretrain`` ->
+# ``print_datetime('after training is done')`` ("[after training is done] datetime: 2025-12-03 14:45:03"); HF
+# transformers ``Trainer._inner_training_loop`` ("Training completed. Do not forget to share your model on
+# huggingface.co/models =)"), also torchtitan's ``train.py`` (logger.info("Training completed")); Lightning
+# ``loops/fit_loop.py`` ``done`` ("`Trainer.fit` stopped: `max_epochs=10` reached.", "`max_steps=...`"); fairseq
+# ``fairseq_cli/train.py`` ("done training in 1234.5 seconds").
+_FINISHED = regex.compile(
+    r"(?P<megatron>\[after training is done\])"
+    r"|(?P<transformers>\bTraining completed\b)"
+    r"|(?P<lightning>`Trainer\.fit` stopped: `max_(?:epochs|steps)=[^`]*` reached)"
+    r"|(?P<fairseq>\bdone training in [\d.]+ seconds)"
+)
+_FINISHED_WORDS = ("after training is done", "Training completed", "` stopped: `", "done training in")
+
 # --- numeric health --------------------------------------------------------------------------------------------
 # Also the checks that stop a run on it: Megatron's ``check_for_nan_in_loss_and_grad`` ("found NaN in local forward
 # loss calculation", ``megatron/training`` loss functions and ``rerun_state_machine``) and Lightning's
 # ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``).
+# HF transformers >= 4.5x prints its log dicts with the values as strings ("{'loss': '0', 'grad_norm': 'nan', ...}",
+# "'eval_loss': 'nan'"), so a value may be quoted; ``eval_``/``train_`` losses count too.
 # A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
 _NAN_LOSS = regex.compile(
-    r"(?i:\bloss(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*(?:tensor\()?(?P<v>nan|[+-]?inf(?:inity)?)\b)"
+    r"(?i:\b(?:eval_|train_|val_|validation_)?loss(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
+    r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
     r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
@@ -298,7 +331,7 @@ _NAN_LOSS = regex.compile(
 # order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped",
 # https://pytorch.org/docs/stable/generated/torch.nn.utils.clip_grad_norm_.html)
 _NAN_GRAD = regex.compile(
-    r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*(?:nan|inf)\b)|"
+    r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*[\"']?(?:nan|inf)\b)|"
     r"returned nan values in its \d+\w* output|for gradients from `parameters` is non-finite"
 )
 # A model's own outputs checked for non-finite values during training: detectron2's RPN proposal filter
@@ -360,6 +393,9 @@ _FRAME_GLOG = regex.compile(
 # alternation this replaced cost ~65 us per event, this costs a few)
 _CS_WORDS = (
     "SIG",
+    "*** JOB ",
+    "*** STEP ",
+    *_FINISHED_WORDS,
     "Caught signal",
     "???",
     "ECC",
@@ -372,6 +408,7 @@ _CS_WORDS = (
     "CUDA",
     "Cuda",
     "cudaError",
+    "cuda error",
     "CANCELLED",
     "NODE_FAIL",
     "OOMKilled",
@@ -417,6 +454,7 @@ _CI_WORDS = (
     "no space left",
     "quota",
     "encountered in worker",
+    "memory limit",
     "child process with pid",
     "exit with status code",
     "exit string",
@@ -488,7 +526,13 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
     _signals(ev, text, out)
     _numeric(text, ev, out)
     _frames(ev, text, out)
+    _finished(ev, text, out)
     return tuple(out)
+
+
+def _finished(ev: Event, text: str, out: list[Fact]) -> None:
+    if any(w in text for w in _FINISHED_WORDS) and (m := _FINISHED.search(text)):
+        out.append(RunFinished(event=ev, by=m.lastgroup or "", words=m[0]))
 
 
 def _exit(
@@ -612,7 +656,11 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "faulthandler", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
     if "Caught signal" in text and (m := _UCX_SIGNAL.search(text)):
         _exit(ev, out, None, "ucx", signal=_signal(m["num"]), detail=m["word"].strip())
-    if "received signal SIG" in text and (m := _GDB_SIGNAL.search(text)) and m["name"] in tables.CRASH_SIGNALS:
+    if (
+        ("received signal SIG" in text or "terminated with signal SIG" in text)
+        and (m := _GDB_SIGNAL.search(text))
+        and m["name"] in tables.CRASH_SIGNALS
+    ):
         _exit(ev, out, None, "gdb", signal=m["name"])
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
@@ -743,7 +791,8 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
     elif "Last error:" in text and (m := _NCCL_LAST_ERROR.search(text)):
         if (w := nccl_last_error(ev, m["msg"], nccl_result(text))) is not None:
             out.append(w)
-    if "CUDA" in text or "Cuda" in text or "cudaError" in text:
+    # vLLM's cuMem allocator (``csrc/cumem_allocator.cpp`` CUDA_CHECK) prints "CUDA Error: out of memory at ...:139"
+    if "CUDA" in text or "Cuda" in text or "cudaError" in text or "cuda error" in text:
         found = None
         if any(w in text for w in _CUDA_ERR_MARKS):
             found = next((e for e in tables.CUDA_ERRORS if e.message in text), None)
@@ -852,11 +901,15 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
             "JOB REQUEUE": "requeued",
         }.get(why, "cancelled")
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=verdict, step=m["id"]))
+    elif "*** " in text and (m := _SLURM_CANCEL_CUT.search(text)):
+        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="cancelled", step=m["id"]))
     elif _NODE_FAIL.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="node_fail"))
     if "srun: Terminating" in text and (m := _SRUN_TERMINATE.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", step=m["step"]))
     if "Out Of Memory" in text and _SRUN_OOM.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
+    if "emory limit" in text and _SLURM_MEM_LIMIT.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "oom" in text and _SLURM_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))

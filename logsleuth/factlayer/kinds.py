@@ -332,6 +332,21 @@ class P2PSlowerThanCopy(Fact):
     disabled_gbps: float
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFinished(Fact):
+    """A training loop said it finished (its last step done), in the words its library prints once at the end
+    (``extract._FINISHED``): after it, the processes only have to tear down and exit.
+
+    Attributes:
+        by: the library that printed it (``megatron``, ``transformers``, ``lightning``, ``torchtitan``, ``fairseq``).
+        words: the line's words that say so.
+    """
+
+    KIND: ClassVar[str] = "run_finished"
+    by: str
+    words: str
+
+
 KINDS: dict[str, type[Fact]] = {
     c.KIND: c
     for c in (
@@ -347,5 +362,6 @@ KINDS: dict[str, type[Fact]] = {
         NcclCuMem,
         CuMemMismatch,
         P2PSlowerThanCopy,
+        RunFinished,
     )
 }

@@ -191,6 +191,12 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # '{name}'"``): a JIT-built op of a library (DeepSpeed ``fused_adam``/``cpu_adam``, apex) that this node's toolchain
     # (nvcc, gcc, CUDA headers) cannot build - the compiler's own lines above it say which
     (r"^Error building extension '", "environment"),
+    # a process-group backend of this torch build that lacks the collective the code calls: c10d's ``ProcessGroup``/
+    # ``Backend`` default implementations (``torch/csrc/distributed/c10d/Backend.hpp``: "Backend <name> does not support
+    # <op>"; torch <= 1.x ``ProcessGroup.hpp``/``ProcessGroupNCCL.cpp``: "ProcessGroupNCCL does not support barrier",
+    # fixed in torch 1.0.1 per pytorch/pytorch#17848) - the installed torch is older than the code, or the backend
+    # chosen (gloo, mpi) never had that op
+    (r"^(?:ProcessGroup\w*|Backend \w+) does not support \w+", "environment"),
     (r"cannot fit into any bundles for the placement group", "placement"),
     (r"exceeds the total number of available \w+s in the placement group", "placement"),
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),
@@ -211,6 +217,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # ``ResourcePoolManager._check_resource_available``, verl 0.2-0.9): the Ray cluster has fewer GPUs than the
     # trainer, rollout and reward pools ask for
     (r"Total available GPUs \d+ is less than total desired GPUs \d+", "placement"),
+    # NeMo-RL's ``RayVirtualCluster._init_placement_groups`` (``nemo_rl/distributed/virtual_cluster.py``; NVIDIA-NeMo/
+    # RL#89): "Not enough GPUs available. Requested 16 GPUs, but only 8 are available in the cluster."
+    (r"Requested \d+ \w+s?, but only \d+ (?:are|is) available in the cluster", "placement"),
     # vLLM's start-up check that the KV cache fits in GPU memory (``vllm/v1/core/kv_cache_utils.py``
     # ``check_enough_kv_cache_memory``; ``vllm/worker/worker.py`` ``raise_if_cache_size_invalid``; ``vllm/utils``
     # ``MemorySnapshot`` "Free memory on device ... is less than desired GPU memory utilization"): GPU memory
@@ -276,9 +285,23 @@ class KnownBad(NamedTuple):
     symptom: str  # regex searched in the exception's message
     advice: str  # one sentence: what works instead
     refs: tuple[str, ...]  # issue / release-note URLs
+    printed: str = ""  # a regex a line printed before the exception must have matched too ("" = none needed)
 
 
 KNOWN_BAD_VERSIONS: tuple[KnownBad, ...] = (
+    # NCCL 2.25/2.26 NIC fusion: when the tree search finds no path ("Could not find a path for pattern 1, falling back
+    # to simple order", graph/search.cc), its fallback uses a hard-coded NET id 0 that fused NICs no longer have
+    # ("Could not find NET with id 0", graph/topo.h) and communicator init fails with ncclInternalError on multi-node
+    # jobs; NCCL 2.27 keeps NET/0 and works (NCCL maintainers in NVIDIA/nccl#1748; NVIDIA-NeMo/Run#266: fixed by
+    # NCCL 2.27 in the NeMo containers)
+    KnownBad(
+        (("nccl", ">=2.25,<2.27"),),
+        r"internal error|ncclInternalError|unhandled system error",
+        "use NCCL 2.27 or later (a newer container or pip install -U nvidia-nccl-cu12); NCCL_NET_MERGE_LEVEL=LOC, "
+        "which turns NIC fusion off, was reported not to help",
+        ("https://github.com/NVIDIA/nccl/issues/1748", "https://github.com/NVIDIA-NeMo/Run/issues/266"),
+        printed=r"Could not find NET with id \d+",
+    ),
     # DeepSpeed 0.9.0 with Accelerate 0.17/0.18: DeepSpeed's ``_batch_assertion`` fails with world_size 1
     # ("16 != 2 * 1 * 1") for correct ZeRO-2 configs; DeepSpeed 0.8.3 or Accelerate 0.16 work (maintainer's reply in
     # huggingface/accelerate#1324; deepspeedai/DeepSpeed#3228; OpenGVLab/InternImage#111).

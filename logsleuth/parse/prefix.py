@@ -98,6 +98,10 @@ def strip(text: str) -> tuple[Prefix, str]:
                 if host.lower() not in _NOT_HOSTS and not host.startswith("slurmstepd"):
                     pre.host = host
                     body = body[m.end() :]
+    if body[:2] == " [" and body[2:3].isdigit():
+        # Megatron-LM's training log starts its lines with a space: " [2026-04-20 03:17:07] iteration 50/ 50 | ..."
+        # (megatron/training/training.py ``training_log``)
+        body = body[1:]
     for _ in range(5):
         if not body:
             break

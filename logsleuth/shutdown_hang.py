@@ -1,0 +1,117 @@
+"""A job that finished training but never exited: ``silent_hang`` at shutdown.
+
+The training loop printed its own "finished" line (``factlayer.kinds.RunFinished``: Megatron's "[after training is
+done]", the HF Trainer's "Training completed", Lightning's "`Trainer.fit` stopped: `max_epochs=N` reached"...), and
+the job was later ended from outside - a Slurm time limit or cancel, a SIGTERM/SIGHUP from the scheduler, a terminal
+or a wrapper. A job that is done only has to tear down (destroy process groups, free CUDA graphs, stop profilers,
+join DataLoader workers and callbacks) and exit; one that is still there to be killed minutes later hung in that
+teardown, so the kill is a symptom and the time limit was never the problem (NVIDIA-NeMo/Megatron-Bridge#1656 and
+#3427: processes idle after "[after training is done]" until Slurm cancels the step at its time limit; the maintainers
+traced #3427 to CUDA graphs not released at exit).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .diagnose import decided_by_fact
+from .factlayer.kinds import RunFinished, SchedulerVerdict, SignalFact
+from .parse.timestamps import full
+from .types import Diagnosis, Event, Fix, Match
+
+if TYPE_CHECKING:
+    from .evidence import JobEvidence
+
+RULE_ID = "hung-after-finish"
+CONFIDENCE = 0.75
+# A kill within this many seconds of the finished line may be the scheduler's own timing (the last checkpoint save
+# ran into the time limit), not a hang; with both times known, a shorter gap decides nothing.
+MIN_GAP_SECONDS = 60.0
+# the answers a kill after the finish turns into silent_hang: the kill read as the cause, or nothing/unknown
+QUIET = frozenset({"job_preempted", "terminal_hangup", "no_failure", "unknown"})
+_OUTSIDE_VERDICTS = frozenset({"time_limit", "cancelled", "preempted"})
+_OUTSIDE_SIGNALS = frozenset({"SIGTERM", "SIGHUP", "SIGKILL", "SIGINT"})
+
+
+Kill = SchedulerVerdict | SignalFact
+
+
+def _killed_from_outside(f: object) -> Kill | None:
+    if isinstance(f, SchedulerVerdict) and f.verdict in _OUTSIDE_VERDICTS:
+        return f
+    if isinstance(f, SignalFact) and f.sender != "launcher" and f.signal in _OUTSIDE_SIGNALS:
+        return f
+    return None
+
+
+# a time the line states inside its text, which wins over the line's clock (slurmstepd prints its own line without a
+# timestamp of the job's kind: "... CANCELLED AT 2026-04-20T03:53:02 ..."; Megatron's ``print_datetime``: "[after
+# training is done] datetime: 2026-04-20 03:17:08")
+_STATED = re.compile(r"(?:CANCELLED AT |\] datetime: )(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)")
+
+
+def _when(evidence: JobEvidence, ev: Event) -> datetime | None:
+    m = _STATED.search(ev.text)
+    if m:
+        return full(m[1], m[2])
+    return evidence.time_of(ev) or ev.time
+
+
+def _gap(evidence: JobEvidence, done: RunFinished, kill: Kill) -> float | None:
+    t0 = _when(evidence, done.event)
+    t1 = _when(evidence, kill.event)
+    if t0 is None or t1 is None or t0.year != t1.year:
+        return None
+    return (t1 - t0).total_seconds()
+
+
+def hung_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``silent_hang`` when the job's training loop printed that it finished and the job was
+    later ended from outside (``_killed_from_outside``) with nothing else explaining the end (``QUIET`` answers);
+    else ``diag`` unchanged. The finished line is the evidence; the kill is listed as a symptom."""
+    if diag.root_cause not in QUIET:
+        return diag
+    done: RunFinished | None = None
+    kill: Kill | None = None
+    for f in evidence.facts:
+        if isinstance(f, RunFinished):
+            done, kill = f, None
+        elif done is not None and kill is None:
+            kill = _killed_from_outside(f)
+    if done is None or kill is None:
+        return diag
+    gap = _gap(evidence, done, kill)
+    if gap is not None and gap < MIN_GAP_SECONDS:
+        return diag
+    how = (
+        f"Slurm ({kill.verdict.replace('_', ' ')})"
+        if isinstance(kill, SchedulerVerdict)
+        else f"{kill.signal} (sender: {kill.sender})"
+    )
+    later = f" {gap / 60:.0f} min later" if gap is not None and gap >= 60 else " later"
+    message = (
+        f'Training finished ({done.by}: "{done.words}", line {done.event.line}) but the job did not exit: it was '
+        f"still running when {how} ended it{later}. The processes hung while shutting down."
+    )
+    ev = Match(RULE_ID, "silent_hang", "cause", done.event, severity="high", confidence=CONFIDENCE)
+    fix = Fix(
+        summary="The training loop had finished, so the time limit or cancel that ended the job only stopped "
+        "processes hung in their shutdown; waiting longer or asking for more time does not help.",
+        steps=(
+            "Find where they hang: `py-spy dump --pid <pid>` (add `--native` for C++ frames) on a node of a job in this "
+            "state, or run with `faulthandler.dump_traceback_later(600)` armed after training.",
+            "Tear down explicitly at the end of the script: `torch.distributed.destroy_process_group()` on every "
+            "rank, stop profilers (nsys/torch.profiler), join DataLoader workers and background threads, close "
+            "loggers/trackers that may wait on the network.",
+            "Framework teardown bugs are common here (CUDA graphs, NCCL communicators, async checkpoint writers): "
+            "check the framework's issues for a hang at exit on your version, and `os._exit(0)` after the last "
+            "checkpoint is safely written as a stop-gap.",
+        ),
+        references=(
+            "https://github.com/NVIDIA-NeMo/Megatron-Bridge/issues/3427",
+            "https://docs.pytorch.org/docs/stable/distributed.html#shutdown",
+        ),
+    )
+    return decided_by_fact(diag, ev, title="The job finished training but hung at shutdown", message=message, fix=fix)
