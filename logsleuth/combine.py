@@ -6,6 +6,7 @@ classifier package, so the core does not import the classifier and the classifie
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -110,7 +111,18 @@ def _hyps(first: Hypothesis, rest: tuple[Hypothesis, ...], vote: Vote | None) ->
     return (out[0], *sorted(out[1:], key=lambda h: -h.confidence))
 
 
-def _supported(vote: Vote) -> bool:
+# Words failure reports carry even at INFO level (Ray's raylet "N Workers ... killed due to memory pressure", its
+# "pending and cannot currently be scheduled", c10's "c10::Error" frames, a "Status message: ... failed to start"):
+# where the rules saw no error, a line the model leans on must hold one of them (or be a warning/error itself), or
+# the model is reading a healthy job's ordinary lines (a progress line, "Connected to Ray cluster").
+TROUBLE = re.compile(
+    r"(?i:error|fail|exception|killed|\bkill|abort|timeout|timed out|cannot|can't|unable|\bdied\b|\bdead\b"
+    r"|traceback|refused|reset by|terminat|out of memory|\boom\b|\bnan\b|\binf\b|signal|infeasible|pending"
+    r"|not enough|exceed|mismatch|invalid|illegal|fatal|panic|hang|stuck|no space|insufficient)"
+)
+
+
+def _supported(vote: Vote, clean: bool = False) -> bool:
     """False when every line that pushes the model toward its label is an advisory healthy jobs print too
     (``tables.is_advisory``), or NCCL's own INFO/debug output: a clean log whose only support is such lines stays
     clean. An NCCL_DEBUG=INFO start-up pasted to show a setup reads like the start of a job that then hung on a wrong
@@ -119,7 +131,13 @@ def _supported(vote: Vote) -> bool:
     top = max((s for s, _ in vote.lines), default=0.0)
     # lines that carry a share of the vote (a 0.02 push from a version banner beside 1.2 from INFO lines is no support)
     support = [d for s, d in vote.lines if s > 0 and s >= SUPPORT_SHARE * top]
-    return not support or any(not is_advisory(d.event.text) and not _nccl_info(d.event) for d in support)
+    if not support:
+        return True
+    real = [d for d in support if not is_advisory(d.event.text) and not _nccl_info(d.event)]
+    if not clean:
+        return bool(real)
+    # ``clean``: the rules saw no error at all, so the support must look like trouble (``TROUBLE``)
+    return any(LEVEL_RANK[d.event.level] >= LEVEL_RANK["warning"] or TROUBLE.search(d.event.text) for d in real)
 
 
 def _nccl_info(ev: Event) -> bool:
@@ -167,7 +185,7 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
         if (
             vote.label in ROOT_CAUSES
             and vote.probability >= max(NO_FAILURE_OVERRIDE, vote.threshold)
-            and _supported(vote)
+            and _supported(vote, clean=True)
         ):
             return _model_decides(d, vote, stats, rules, "The rules found no error line, but")
         return dataclasses.replace(

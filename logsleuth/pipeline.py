@@ -37,6 +37,7 @@ from .rules.linegate import GateView
 from .shutdown_hang import hung_after_finish
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
+from .version_warned import version_warned_before_failure
 
 
 @runtime_checkable  # decide tells a model from a loader of one by its vote method
@@ -537,6 +538,7 @@ def decide(
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
+    diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning
     diag = _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
     # the exception at the first failure with its chained causes ("The above exception was the direct cause...")
     return dataclasses.replace(diag, exception=exception_summary(evidence.facts, diag.first_failure))

@@ -138,9 +138,10 @@ def test_batch_assertion_after_a_known_bad_version_pair(tmp_path: Path, text: st
 
 
 @pytest.mark.parametrize("text, root_cause", [
-    # hafs-community/HAFS#101: a task's SIGBUS, then srun ends the step and slurmstepd reports it cancelled
+    # hafs-community/HAFS#101: a task's SIGBUS, then srun ends the step and slurmstepd reports it cancelled (the SIGBUS
+    # stays the cause, read by default as a mapping with no memory behind it: rule sigbus-default-shared-memory)
     ("srun: error: Orion-18-69: task 289: Bus error\nsrun: Terminating job step 3495450.0\n"
-     "slurmstepd: error: *** STEP 3495450.0 ON orion-01-04 CANCELLED AT 2021-10-27T20:22:22 ***\n", "native_crash"),
+     "slurmstepd: error: *** STEP 3495450.0 ON orion-01-04 CANCELLED AT 2021-10-27T20:22:22 ***\n", "shm_exhausted"),
     # chrisknewman/tusas#149: tasks killed by the cgroup OOM handler, srun's own report of it
     ("srun: error: nid001277: tasks 1-3: Out Of Memory\nsrun: Terminating StepId=440575.0\n"
      "slurmstepd: error: *** STEP 440575.0 ON nid001277 CANCELLED AT 2023-12-05T07:16:01 ***\n", "host_oom_killed"),

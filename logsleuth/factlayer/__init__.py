@@ -54,6 +54,11 @@ GATE: tuple[str, ...] = (
     r"Training completed",
     r"` stopped: `",
     r"done training in",
+    # a library's own "versions do not fit" line (extract._VERSION_WARNING)
+    r"incompatible torch version",
+    r"xFormers can't load",
+    r"compiled using NumPy",
+    r"_ARRAY_API not found",
     r"(?i:oom[-_]kill)",
     r"(?i:memory limit)",
     r"NODE_FAIL",

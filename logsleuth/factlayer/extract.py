@@ -30,6 +30,7 @@ from .kinds import (
     RunFinished,
     SchedulerVerdict,
     SignalFact,
+    VersionWarning,
 )
 
 _I = regex.IGNORECASE
@@ -47,9 +48,14 @@ def _signal(text: str | None) -> str | None:
     return None if n is None else tables.SIGNALS.get(n)
 
 
+# torchelastic's failure summary and agent line, and the repr of its ``ProcessFailure`` dataclass
+# (``torch/distributed/elastic/multiprocessing/errors/__init__.py``: "ProcessFailure(local_rank=0, pid=54, exitcode=-7,
+# error_file=..., message='Signal 7 (SIGBUS) received by PID 54', ...)") that agents built on it print (DLRover's "The
+# worker fails with {0: ProcessFailure(...)}", intelligent-machine-learning/dlrover#1046)
 _ELASTIC_EXIT = regex.compile(
     r"exitcode\s*:\s*(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?"
     r"|failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)"
+    r"|ProcessFailure\(local_rank=(?P<lr>\d+), pid=(?P<pid>\d+), exitcode=(?P<code>-?\d+)"
 )
 _ELASTIC_SIGNAL = regex.compile(r"Signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\) received by PID (?P<pid>\d+)")
 _DS_EXIT = regex.compile(r"exits with return code = (?P<code>-?\d+)")
@@ -63,7 +69,7 @@ _SUBPROCESS_SIGNAL = regex.compile(r"died with (?:<Signals\.(?P<name>SIG[A-Z0-9]
 # Open MPI's ``orterun``/``prterun`` (help-errmgr-base.txt / PRRTE help-prterun.txt "proc-aborted-signal"): "mpirun
 # noticed that process rank 3 with PID 4242 on node n2 exited on signal 9 (Killed)."; Open MPI 1.2 said "job rank"
 _MPI = regex.compile(
-    r"(?:process|job) rank (?P<rank>\d+) with PID (?P<pid>\d+) on node \"?(?P<node>[^\s\"]+)\"? exited on signal "
+    r"(?:process|job) rank (?P<rank>\d+) with PID (?P<pid>\d+) on node(?: \"?(?P<node>[^\s\"]+)\"?)? exited on signal "
     r"(?P<num>\d+) \((?P<word>[^)]+)\)"
 )
 # MPICH/Intel MPI's Hydra (``ui/mpich/mpiexec.c``): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal
@@ -307,6 +313,20 @@ _FINISHED = regex.compile(
     r"|(?P<lightning>`Trainer\.fit` stopped: `max_(?:epochs|steps)=[^`]*` reached)"
     r"|(?P<fairseq>\bdone training in [\d.]+ seconds)"
 )
+# --- a library saying the versions beside it do not fit ------------------------------------------------------------
+# torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
+# torchao version 0.16.0" (pytorch/ao#2919; areal-project/AReaL#979, fixed by pinning torchao); xFormers
+# ``xformers/_cpp_lib.py``: "xFormers can't load C++/CUDA extensions. xFormers was built for: PyTorch X ... (you have
+# Y)"; NumPy 2 ``numpy/core/_multiarray_umath.py``: "A module that was compiled using NumPy 1.x cannot be run in NumPy
+# 2.x"; torch ``torch/csrc/utils/tensor_numpy.cpp``: "Failed to initialize NumPy: _ARRAY_API not found" (torch built
+# against NumPy 1 under NumPy 2).
+_VERSION_WARNING = regex.compile(
+    r"(?P<torchao>incompatible torch version \S+ for torchao version \S+)"
+    r"|(?P<xformers>xFormers can't load C\+\+/CUDA extensions\. xFormers was built for)"
+    r"|(?P<numpy>A module that was compiled using NumPy 1\.x cannot be run in\s+NumPy 2)"
+    r"|(?P<torch>Failed to initialize NumPy: _ARRAY_API not found)"
+)
+_VERSION_WARNING_WORDS = ("incompatible torch version", "xFormers can't load", "compiled using NumPy", "_ARRAY_API")
 _FINISHED_WORDS = ("after training is done", "Training completed", "` stopped: `", "done training in")
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -396,6 +416,7 @@ _CS_WORDS = (
     "*** JOB ",
     "*** STEP ",
     *_FINISHED_WORDS,
+    *_VERSION_WARNING_WORDS,
     "Caught signal",
     "???",
     "ECC",
@@ -533,6 +554,8 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
 def _finished(ev: Event, text: str, out: list[Fact]) -> None:
     if any(w in text for w in _FINISHED_WORDS) and (m := _FINISHED.search(text)):
         out.append(RunFinished(event=ev, by=m.lastgroup or "", words=m[0]))
+    if any(w in text for w in _VERSION_WARNING_WORDS) and (m := _VERSION_WARNING.search(text)):
+        out.append(VersionWarning(event=ev, library=m.lastgroup or "", words=m[0]))
 
 
 def _exit(
@@ -600,7 +623,7 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             signal=_signal(m["num"]),
             detail=m["word"],
             task=plausible.rank(m["rank"]),
-            node=m["node"],
+            node=m["node"] or "",
             proc=plausible.pid(m["pid"]),
         )
     if "ssh exited" in text and (m := _PDSH.search(text)) and _code(m["code"]) != 0:

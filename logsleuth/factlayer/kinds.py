@@ -347,6 +347,21 @@ class RunFinished(Fact):
     words: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VersionWarning(Fact):
+    """A library said, while loading, that the versions installed beside it are incompatible with it
+    (``extract._VERSION_WARNING``): its compiled part was built for another torch/numpy and is skipped or broken.
+
+    Attributes:
+        library: the library that said it (``torchao``, ``xformers``, ``numpy``, ``torch``).
+        words: the words that say so.
+    """
+
+    KIND: ClassVar[str] = "version_warning"
+    library: str
+    words: str
+
+
 KINDS: dict[str, type[Fact]] = {
     c.KIND: c
     for c in (
@@ -363,5 +378,6 @@ KINDS: dict[str, type[Fact]] = {
         CuMemMismatch,
         P2PSlowerThanCopy,
         RunFinished,
+        VersionWarning,
     )
 }

@@ -208,6 +208,18 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
         'dev_runtime.cc "NCCL library is too old. ..."; enqueue.cc "The installed CUDA driver is older than the '
         'minimum version (R465) ..."',
     ),
+    # NCCL 2.25/2.26 NIC fusion: the tree search's fallback asks for NET id 0, which fused NICs no longer have; init then
+    # fails with ncclInternalError on multi-node jobs. NCCL 2.27 keeps NET/0 (NCCL maintainers in NVIDIA/nccl#1748;
+    # NVIDIA-NeMo/Speech#13996 and NVIDIA-NeMo/Run#266 fixed by NCCL 2.27.3). Printed by these releases' bug, so the
+    # message states the version problem whatever version line the paste kept.
+    WarnTemplate(
+        r"Could not find NET with id \d+",
+        "",
+        "library_version_mismatch",
+        False,
+        'graph/topo.h "Could not find NET with id %lx" (2.25-2.26, after graph/search.cc "Could not find a path for '
+        'pattern %d, falling back to simple order")',
+    ),
     # --- placement ---
     WarnTemplate(
         r"Duplicate GPU detected|Multiple Ranks are using the same GPU|multiple ranks using the same NVML device",

@@ -169,13 +169,11 @@ def exception_summary(facts: Sequence[Fact], at: Event | None) -> dict[str, Any]
     return dict(item(f), user_code=f.user_code, caused_by=f.caused_by or None, chain=items)
 
 
-def known_bad_pair(message: str, versions: dict[str, str], printed: frozenset[int] = frozenset()) -> str:
+def known_bad_pair(message: str, versions: dict[str, str]) -> str:
     """The known-bad version pair (``tables.KNOWN_BAD_VERSIONS``) among ``versions`` (name -> version printed so
-    far) whose symptom ``message`` shows, as "deepspeed 0.9.0 + accelerate 0.18.0; fix: ... (URL, ...)", or "".
-    ``printed``: indices of the entries whose ``printed`` line the job has shown before (``PrintedLines``)."""
-    for i, bad in enumerate(tables.KNOWN_BAD_VERSIONS):
-        if bad.printed and i not in printed:
-            continue
+    far) whose symptom ``message`` shows, as "deepspeed 0.9.0 + accelerate 0.18.0 (a known-bad combination; fix:
+    ...; URL, ...)", or ""."""
+    for bad in tables.KNOWN_BAD_VERSIONS:
         if not all(name in versions for name, _ in bad.packages) or not regex.search(bad.symptom, message):
             continue
         try:
@@ -402,23 +400,6 @@ class NcclLastError:
         return facts if w is None else [*facts, w]
 
 
-_PRINTED = [(i, regex.compile(b.printed)) for i, b in enumerate(tables.KNOWN_BAD_VERSIONS) if b.printed]
-
-
-@dataclass
-class PrintedLines:
-    """Which known-bad entries' ``printed`` line (``tables.KnownBad.printed``) the job has shown so far; read on the
-    events that carry facts (the lines these name are NCCL WARNs), so the check costs nothing on other lines."""
-
-    seen: set[int] = field(default_factory=set)
-
-    def see(self, ev: Event) -> frozenset[int]:
-        for i, pattern in _PRINTED:
-            if i not in self.seen and pattern.search(ev.text):
-                self.seen.add(i)
-        return frozenset(self.seen)
-
-
 @dataclass
 class FactStream:
     """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
@@ -433,7 +414,6 @@ class FactStream:
     signals: SameSignalExits = field(default_factory=SameSignalExits)
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
     last_error: NcclLastError = field(default_factory=NcclLastError)
-    printed: PrintedLines = field(default_factory=PrintedLines)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
@@ -442,15 +422,12 @@ class FactStream:
             facts = self.overflows.see(ev, facts)
             facts = self.cumem.see(ev, facts)
             facts = self.signals.see(facts)
-        if not facts:
-            return facts
-        printed = self.printed.see(ev)
-        if not versions:
+        if not versions or not facts:
             return facts
         out: list[Fact] = []
         for f in facts:
             if isinstance(f, ExceptionFact) and not f.known_bad:
-                bad = known_bad_pair(f.message, versions, printed)
+                bad = known_bad_pair(f.message, versions)
                 if bad:
                     f = dataclasses.replace(f, known_bad=bad)
             out.append(f)

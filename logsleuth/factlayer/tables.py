@@ -197,6 +197,11 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # fixed in torch 1.0.1 per pytorch/pytorch#17848) - the installed torch is older than the code, or the backend
     # chosen (gloo, mpi) never had that op
     (r"^(?:ProcessGroup\w*|Backend \w+) does not support \w+", "environment"),
+    # an extension's compiled operators did not load into this torch, so registering Python kernels for them fails
+    # (``torch/library.py`` ``register_fake`` / ``torch._library``: "operator torchvision::nms does not exist", raised
+    # while importing a torchvision built for another torch - pytorch/pytorch#122494, vllm-project/vllm-ascend#479 pins
+    # torchvision to match torch for it; torch < 2 said "No such operator torchvision::nms", pytorch/vision#1405)
+    (r"^(?:operator \w+::\w+ does not exist|No such operator \w+::\w+)", "environment"),
     (r"cannot fit into any bundles for the placement group", "placement"),
     (r"exceeds the total number of available \w+s in the placement group", "placement"),
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),
@@ -285,23 +290,9 @@ class KnownBad(NamedTuple):
     symptom: str  # regex searched in the exception's message
     advice: str  # one sentence: what works instead
     refs: tuple[str, ...]  # issue / release-note URLs
-    printed: str = ""  # a regex a line printed before the exception must have matched too ("" = none needed)
 
 
 KNOWN_BAD_VERSIONS: tuple[KnownBad, ...] = (
-    # NCCL 2.25/2.26 NIC fusion: when the tree search finds no path ("Could not find a path for pattern 1, falling back
-    # to simple order", graph/search.cc), its fallback uses a hard-coded NET id 0 that fused NICs no longer have
-    # ("Could not find NET with id 0", graph/topo.h) and communicator init fails with ncclInternalError on multi-node
-    # jobs; NCCL 2.27 keeps NET/0 and works (NCCL maintainers in NVIDIA/nccl#1748; NVIDIA-NeMo/Run#266: fixed by
-    # NCCL 2.27 in the NeMo containers)
-    KnownBad(
-        (("nccl", ">=2.25,<2.27"),),
-        r"internal error|ncclInternalError|unhandled system error",
-        "use NCCL 2.27 or later (a newer container or pip install -U nvidia-nccl-cu12); NCCL_NET_MERGE_LEVEL=LOC, "
-        "which turns NIC fusion off, was reported not to help",
-        ("https://github.com/NVIDIA/nccl/issues/1748", "https://github.com/NVIDIA-NeMo/Run/issues/266"),
-        printed=r"Could not find NET with id \d+",
-    ),
     # DeepSpeed 0.9.0 with Accelerate 0.17/0.18: DeepSpeed's ``_batch_assertion`` fails with world_size 1
     # ("16 != 2 * 1 * 1") for correct ZeRO-2 configs; DeepSpeed 0.8.3 or Accelerate 0.16 work (maintainer's reply in
     # huggingface/accelerate#1324; deepspeedai/DeepSpeed#3228; OpenGVLab/InternImage#111).
