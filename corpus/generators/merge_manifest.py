@@ -49,16 +49,27 @@ _FAMILIES = {
     "openrlhf/openrlhf": "openrlhf", "huggingface/trl": "trl", "huggingface/accelerate": "accelerate",
     "huggingface/transformers": "transformers", "nvidia/nccl": "nccl", "nvidia/nccl-tests": "nccl",
     "meta-pytorch/torchtune": "pytorch", "facebookincubator/submitit": "slurm", "open-mpi/ompi": "mpi",
-    "hiyouga/llamafactory": "llamafactory", "modelscope/ms-swift": "ms-swift", "sgl-project/sglang": "sglang",
+    "hiyouga/llamafactory": "llamafactory", "hiyouga/llama-factory": "llamafactory", "modelscope/ms-swift": "ms-swift",
+    "sgl-project/sglang": "sglang",
 }
 # whole GitHub owners that are one family
 _OWNERS = {"pytorch": "pytorch", "ray-project": "ray", "vllm-project": "vllm", "horovod": "horovod",
            "open-mmlab": "openmmlab", "qwenlm": "qwen", "ultralytics": "ultralytics"}
 
 
+# spellings collectors used for one family (a fragment's own value is normalised through this too)
+_ALIASES = {"llama-factory": "llamafactory", "mmdet": "openmmlab", "mmdetection": "openmmlab",
+            "mmengine": "openmmlab", "mmpretrain": "openmmlab", "nemo-rl": "nemo"}
+
+
 def ecosystem_of(row: dict[str, str]) -> str:
     """The ecosystem of a manifest row: the fragment's own value if set; for a GitHub thread its repo family
-    (``_FAMILIES``/``_OWNERS``, else the repo name in lower case); for a generated log the framework it ran."""
+    (``_FAMILIES``/``_OWNERS``, else the repo name in lower case); for a generated log the framework it ran; spellings
+    of one family are merged (``_ALIASES``)."""
+    return _ALIASES.get(eco := _ecosystem(row), eco)
+
+
+def _ecosystem(row: dict[str, str]) -> str:
     if row.get("ecosystem"):
         return row["ecosystem"]
     src, name = row.get("source", ""), row.get("file", "")
