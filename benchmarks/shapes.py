@@ -76,7 +76,7 @@ def _files(entry: str) -> list[Path]:
 
 def _rule_matcher():  # noqa: ANN202
     """A function telling whether a rule concerns a line (such a line is no healthy noise): one of its regexes
-    matches it, or a rule fires on the line parsed alone (rules on typed facts, e.g. Slurm's oom-kill verdict)."""
+    matches it, or the line parsed alone states a typed fact (rules on facts, e.g. Slurm's oom-kill verdict)."""
     import regex
 
     from logsleuth import load_rules
@@ -87,7 +87,9 @@ def _rule_matcher():  # noqa: ANN202
     pats = [regex.compile(p) for r in rules.rules for p in (*r.spec.match.any, *r.spec.match.all)]
 
     def matches(line: str) -> bool:
-        return any(p.search(line) for p in pats) or any(rules.match_event(ev, facts_of(ev)) for ev in parse_text(line))
+        # any typed fact counts, not only those a rule fires on alone: facts that take several lines to mean something
+        # (consecutive overflow skips, reason.OverflowRun) would otherwise be assembled from randomised noise
+        return any(p.search(line) for p in pats) or any(facts_of(ev) for ev in parse_text(line))
 
     return matches
 
@@ -117,8 +119,11 @@ def _nccl_info_lines() -> list[str]:
     return out
 
 
-def _randomised(pools: list[tuple[list[str], float]], nbytes: int, rnd: random.Random) -> bytes:
-    """``nbytes`` of lines drawn from ``pools`` (``(lines, share)``), numbers randomised."""
+def _randomised(pools: list[tuple[list[str], float]], nbytes: int, rnd: random.Random,
+                matches=None) -> bytes:  # noqa: ANN001 - _rule_matcher's function
+    """``nbytes`` of lines drawn from ``pools`` (``(lines, share)``), numbers randomised. A line that a rule concerns
+    once its numbers are randomised (``matches``: a Megatron ``loss scale: 65536.0`` drawn as ``0.0``, DeepSpeed's
+    "OVERFLOW! ... reducing to 32768" drawn as "to 2", a time line moved years) is drawn again: noise stays healthy."""
     def vary(m: re.Match[str]) -> str:
         if m.group(1):
             return m.group(1)
@@ -131,6 +136,8 @@ def _randomised(pools: list[tuple[list[str], float]], nbytes: int, rnd: random.R
     while size < nbytes:
         lines = rnd.choices(pools, weights=shares)[0][0]
         line = _NUMBERS.sub(vary, rnd.choice(lines))
+        if matches is not None and matches(line):
+            continue
         out.append(line)
         size += len(line.encode()) + 1
     return ("\n".join(out) + "\n").encode()
@@ -172,8 +179,9 @@ def build(directory: Path, mb: int, small_jobs: int, seed: int = 0) -> dict:
         "torchrun": [(trainer, 0.9), (healthy, 0.1)],
     }
     meta: dict = {"key": key, "mb": mb, "shapes": {}, "pool_lines": {k: len(v[0][0]) for k, v in pools.items()}}
+    matches = _rule_matcher()
     for shape, pool in pools.items():
-        unique = _randomised(pool, UNIQUE_BYTES, rnd)
+        unique = _randomised(pool, UNIQUE_BYTES, rnd, matches)
         tail = CORPUS / TAILS[shape]
         if shape != "torchrun":
             path = out / f"{shape}.log"
