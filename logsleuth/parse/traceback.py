@@ -38,6 +38,7 @@ MAX_MESSAGE_LINES = 8
 _MESSAGE_END = regex.compile(
     r"Traceback \(most recent|\[|\d{4}-\d\d-\d\d|[EWIF]\d{4} |(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b|File \""
     r"|[=*#~-]{4}"  # a rule line opens a block of its own (torchelastic's ChildFailedError summary)
+    r"|[\w.-]+:\d+:\d+ \[\d+\]|\(\w+ pid=|\d+%\|"  # another process's NCCL or Ray line, a progress bar
 )
 
 
