@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import regex
 
 from .diagnose import decided_by_fact
+from .shape_memo import ShapeMemo
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -75,23 +76,39 @@ class _Series:
     rank: int | None
 
 
+def _memory_spans(text: str) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int] | None] | None:
+    # a memory line's first size (value and unit) and the ``rank N`` digits it names (digit-blind: ``shape_memo``)
+    if not _WORD.search(text):
+        return None
+    m = _SIZE.search(text)
+    if m is None:
+        return None
+    rw = _RANK_WORD.search(text)
+    return m.span("v"), m.span("u"), rw.span(1) if rw else None
+
+
+_MEMORY_SPANS = ShapeMemo(_memory_spans)
+
+
 @dataclass
 class MemoryTrend:
     """Per series (``_key``): the current run of growing prints."""
 
     series: dict[tuple[object, ...], _Series] = field(default_factory=dict)
 
-    def add(self, ev: Event) -> None:
+    def add(self, ev: Event, shape: bytes | None = None) -> None:
+        """Account one event (``shape``: ``shape_memo.line_shape(ev.text)`` when the caller has it)."""
         text = ev.text
-        if "\n" in text or not _WORD.search(text):
+        if "\n" in text:
             return
-        m = _SIZE.search(text)
-        if m is None:
+        found = _MEMORY_SPANS(text, shape)
+        if found is None:
             return
-        value = float(m["v"]) * _UNIT[m["u"]]
-        rw = _RANK_WORD.search(text)
-        rank = ev.rank if ev.rank is not None else (int(rw[1]) if rw else None)
-        key = (ev.path, ev.rank, ev.pid, rw[1] if rw else None, ev.template)
+        (va, vb), (ua, ub), rspan = found
+        value = float(text[va:vb]) * _UNIT[text[ua:ub]]
+        rw = text[rspan[0] : rspan[1]] if rspan else None
+        rank = ev.rank if ev.rank is not None else (int(rw) if rw else None)
+        key = (ev.path, ev.rank, ev.pid, rw, ev.template)
         s = self.series.get(key)
         if s is None:
             if len(self.series) >= MAX_SERIES:

@@ -38,6 +38,7 @@ import regex
 from .diagnose import decided_by_fact
 from .factlayer.kinds import Fact, NumericHealth
 from .progress import NOT_COUNTED, RANK_TAG, Counter, NotCounted, progress_counter
+from .shape_memo import ShapeMemo
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -49,6 +50,16 @@ if TYPE_CHECKING:
 _LOSS = regex.compile(
     r"(?i)\bloss\b[\"']?\s*[:=]?\s*[\"']?(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
 )
+
+
+def _loss_spans(text: str) -> list[tuple[int, int]] | None:
+    # None when the line has no "loss" word; else the spans of the loss values it prints (``_LOSS`` is digit-blind)
+    if "loss" not in text.lower():
+        return None
+    return [m.span("v") for m in _LOSS.finditer(text)]
+
+
+_LOSS_SPANS = ShapeMemo(_loss_spans)
 _BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "nan_output", "overflow_skip", "overflow_run"})
 # facts no later finite loss undoes: the scaler at its floor, or most steps so far skipped (a cumulative count; a
 # finite loss printed by a run that skips its updates says nothing about the update)
@@ -118,22 +129,31 @@ class NumericTail:
     floor: bool = False  # a loss scale reached its minimum, or most steps were skipped, somewhere: never recovered
     series: dict[tuple[str, int | None], _LossSeries] = field(default_factory=dict)
 
-    def add(self, ev: Event, facts: Sequence[Fact], counter: Counter | None | NotCounted = NOT_COUNTED) -> None:
+    def add(
+        self,
+        ev: Event,
+        facts: Sequence[Fact],
+        counter: Counter | None | NotCounted = NOT_COUNTED,
+        shape: bytes | None = None,
+    ) -> None:
         """Account ``ev`` (any event of the job, in file order) and its facts; ``counter``: ``progress_counter(ev.text)``
-        when the caller has it already (``ProgressTracker.add`` returns it), else the line is parsed here."""
+        when the caller has it already (``ProgressTracker.add`` returns it), else the line is parsed here; ``shape``:
+        ``shape_memo.line_shape(ev.text)`` when the caller has it."""
         for f in facts:
             if isinstance(f, NumericHealth):
                 if f.what in _FLOOR:
                     self.floor = True
                 elif f.what in _BAD:
                     self.last_bad[ev.path] = max(self.last_bad.get(ev.path, 0), ev.end_line)
-        if "loss" not in ev.text.lower():
+        text = ev.text
+        spans = _LOSS_SPANS(text, shape)
+        if spans is None:  # no "loss" word
             return
         if counter is NOT_COUNTED:
-            counter = progress_counter(ev.text)
+            counter = progress_counter(text, shape)
         if counter is None:
             return
-        values = [m["v"] for m in _LOSS.finditer(ev.text)]
+        values = [text[a:b] for a, b in spans]
         key = (ev.path, ev.rank)
         if values:
             self.last_loss[key] = (ev.line, _finite(values[-1]))

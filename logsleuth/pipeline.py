@@ -34,6 +34,7 @@ from .progress import NOT_COUNTED, ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView
+from .shape_memo import line_shape
 from .shutdown_hang import hung_after_finish
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
@@ -121,6 +122,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             if ev.time.year != YEARLESS:
                 state.years[ev.time.year] = state.years.get(ev.time.year, 0) + 1
         text = ev.text
+        shape = line_shape(text)  # the trackers' regexes run once per line shape (``shape_memo``)
         context_hits(text, hits)
         find_versions(text, state.versions)
         # line by line, as the reader's gate reads world sizes on lines it does not keep (``linegate.GateView``)
@@ -140,7 +142,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
                 act.last = last_time
             if ev.host:
                 act.hosts.add(ev.host)
-            counter = state.progress.add(ev, last_time)
+            counter = state.progress.add(ev, last_time, shape)
         else:
             counter = NOT_COUNTED
         if ev.host:
@@ -148,8 +150,8 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         facts = state.stream.facts(ev, state.versions)
         if facts:
             state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
-        state.numbers.add(ev, facts, counter)  # the progress line parsed once for both
-        state.memory.add(ev)
+        state.numbers.add(ev, facts, counter, shape)  # the progress line parsed once for both
+        state.memory.add(ev, shape)
         found = match_event(ev, facts)
         kept = bool(facts)
         if found:

@@ -22,6 +22,7 @@ from statistics import median
 import regex
 
 from . import plausible
+from .shape_memo import ShapeMemo
 from .types import Event
 
 # counters, in the order they compare: epoch, then step, then micro-step
@@ -93,20 +94,34 @@ class NotCounted(enum.Enum):
 NOT_COUNTED = NotCounted.NOT_COUNTED
 
 
-def progress_counter(text: str) -> Counter | None:
-    """``(epoch, step, micro)`` a progress line states (-1 for a counter it omits), or None if it is not one."""
-    if "\n" in text:
-        return None
+def _counter_spans(text: str) -> tuple[tuple[int, int], tuple[int, int] | None, tuple[int, int] | None] | None:
+    # the step, epoch and micro-step digits' spans (digit-blind regexes: ``shape_memo``)
     m = _STEP.search(text)
     if m is None or not _METRIC.search(text):
         return None
-    step = plausible.number(m[1])
-    if step is None:
-        return None
     e = _EPOCH.search(text)
     mi = _MICRO.search(text, m.end())
-    epoch = plausible.number(e[1]) if e else None
-    micro = plausible.number(mi[1]) if mi else None
+    return (m.span(1), e.span(1) if e else None, mi.span(1) if mi else None)
+
+
+_SPANS = ShapeMemo(_counter_spans)
+
+
+def progress_counter(text: str, shape: bytes | None = None) -> Counter | None:
+    """``(epoch, step, micro)`` a progress line states (-1 for a counter it omits), or None if it is not one.
+
+    ``shape``: ``shape_memo.line_shape(text)`` when the caller has it (the regexes then run once per line shape)."""
+    if "\n" in text:
+        return None
+    spans = _SPANS(text, shape)
+    if spans is None:
+        return None
+    (a, b), e, mi = spans
+    step = plausible.number(text[a:b])
+    if step is None:
+        return None
+    epoch = plausible.number(text[e[0] : e[1]]) if e else None
+    micro = plausible.number(text[mi[0] : mi[1]]) if mi else None
     return (-1 if epoch is None else epoch, step, -1 if micro is None else micro)
 
 
@@ -116,8 +131,9 @@ class ProgressTracker:
     def __init__(self) -> None:
         self.ranks: dict[int, RankProgress] = {}
 
-    def add(self, ev: Event, when: datetime | None = None) -> Counter | None | NotCounted:
-        """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``).
+    def add(self, ev: Event, when: datetime | None = None, shape: bytes | None = None) -> Counter | None | NotCounted:
+        """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``);
+        ``shape``: ``shape_memo.line_shape(ev.text)`` when the caller has it.
 
         Two ranks writing to one terminal without line buffering glue their lines ("01:58:43 [rank1] step 39 loss
         3.3477 01:58:43 [rank0] step 39 loss 3.3477" on one line): each ``[rankN]`` tag inside the line starts that
@@ -133,7 +149,7 @@ class ProgressTracker:
         # the line's own tag, then the glued lines' tags
         tags = list(RANK_TAG.finditer(ev.text)) if ev.text.count("[rank") > 1 and "\n" not in ev.text else []
         if len(tags) < 2:
-            return self._record(ev.rank, ev.text, ev, when)
+            return self._record(ev.rank, ev.text, ev, when, shape=shape)
         self._record(ev.rank, ev.text[: tags[1].start()], ev, when)
         for i, m in enumerate(tags[1:], 1):
             rank = plausible.rank(m[1])
@@ -143,7 +159,7 @@ class ProgressTracker:
         return NOT_COUNTED
 
     def _record(
-        self, rank: int, text: str, ev: Event, when: datetime | None, timed: bool = True
+        self, rank: int, text: str, ev: Event, when: datetime | None, timed: bool = True, shape: bytes | None = None
     ) -> Counter | None | NotCounted:
         rp = self.ranks.get(rank)
         if rp is None:
@@ -152,7 +168,7 @@ class ProgressTracker:
             rp.last_time = when
         if ev.level not in ("info", "debug", "warning"):
             return NOT_COUNTED
-        c = progress_counter(text)
+        c = progress_counter(text, shape)
         if c is None:
             return None
         t = ev.time if timed else None

@@ -33,9 +33,9 @@ def test_shared_counter_gives_the_same_tail_with_one_parse_per_line(name: str, m
     calls: list[str] = []
     real = progress.progress_counter
 
-    def counting(text: str):
+    def counting(text: str, shape: bytes | None = None):
         calls.append(text)
-        return real(text)
+        return real(text, shape)
 
     monkeypatch.setattr(progress, "progress_counter", counting)
     monkeypatch.setattr("logsleuth.numeric_tail.progress_counter", counting)
