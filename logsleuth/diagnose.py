@@ -82,6 +82,7 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
     """A catch-all cause (some exception) followed, in the same process's output and within ``CHAIN_LINES``, by a
     specific cause is that cause: ``basic_ios::clear: iostream error`` raised while torch.save hit a full disk."""
     ev = winner.event
+    limit = _chain_limit(ev)
     for m in causes:
         e = m.event
         if (
@@ -93,9 +94,22 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
             or e.pid != ev.pid
         ):
             continue
-        if 0 <= e.line - ev.end_line <= CHAIN_LINES:
+        if 0 <= e.line - ev.end_line <= limit:
             return m
     return winner
+
+
+# exceptions whose message carries a tool's whole output after the traceback (torch inductor's ``CppCompileError``:
+# "C++ compile error\n\nCommand:\n...\n\nOutput:\n<the compiler's output>", ``torch/_inductor/exc.py``;
+# ``subprocess.CalledProcessError`` re-raised with its output; torch ``cpp_extension``'s "Error building extension"):
+# the tool's own last words ("ld: final link failed: No space left on device") may be thousands of lines below
+_CARRIES_OUTPUT = ("CppCompileError", "CalledProcessError", "BackendCompilerFailed", "Error building extension")
+OUTPUT_CHAIN_LINES = 5000
+
+
+def _chain_limit(ev: Event) -> int:
+    head = ev.text.rsplit("\n", 1)[-1]
+    return OUTPUT_CHAIN_LINES if any(w in head for w in _CARRIES_OUTPUT) else CHAIN_LINES
 
 
 def _signal_known(m: Match) -> bool:

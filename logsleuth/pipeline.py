@@ -35,7 +35,7 @@ from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView
 from .shape_memo import line_shape
-from .shutdown_hang import hung_after_finish
+from .shutdown_hang import hung_after_finish, teardown_after_success
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 from .version_warned import version_warned_before_failure
@@ -540,6 +540,9 @@ def decide(
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
+    torn = teardown_after_success(evidence, diag)  # a lost store after every worker succeeded: shutdown order
+    if torn is not diag:
+        diag = dataclasses.replace(torn, ranks=_rank_summary(evidence, torn))
     diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning
     diag = _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
     # the exception at the first failure with its chained causes ("The above exception was the direct cause...")

@@ -9,7 +9,7 @@ found on the first line of a shape and only slice the numbers out of later ones.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from .parse.masking import MAX_SHAPES, shape_of
 
@@ -17,7 +17,7 @@ T = TypeVar("T")
 _MISSING = object()
 
 
-class ShapeMemo:
+class ShapeMemo(Generic[T]):
     """``memo(text, shape)`` = ``find(text)`` for a ``find`` whose answer (spans, flags) depends on the line's shape
     only: computed once per ASCII shape (at most ``MAX_SHAPES`` remembered, then the table starts over), directly for
     non-ASCII or overlong lines (``shape`` None or longer than ``text``)."""
@@ -28,7 +28,7 @@ class ShapeMemo:
         self.find = find
         self.table: dict[bytes, object] = {}
 
-    def __call__(self, text: str, shape: bytes | None = None) -> T:  # type: ignore[type-var]
+    def __call__(self, text: str, shape: bytes | None = None) -> T:
         if shape is None or len(shape) != len(text):
             return self.find(text)
         got = self.table.get(shape, _MISSING)

@@ -12,13 +12,15 @@ traced #3427 to CUDA graphs not released at exit).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact
-from .factlayer.kinds import RunFinished, SchedulerVerdict, SignalFact
+from .factlayer.kinds import ProcessExit, RunFinished, SchedulerVerdict, SignalFact
 from .parse.timestamps import full
+from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -115,3 +117,62 @@ def hung_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         ),
     )
     return decided_by_fact(diag, ev, title="The job finished training but hung at shutdown", message=message, fix=fix)
+
+
+# what the store's clients print when its host exits first at the end of a healthy job: the lost connection and
+# torchelastic's failed rendezvous shutdown (``dynamic_rendezvous.py`` "has failed to shutdown the rendezvous ... due to
+# an error of type RendezvousConnectionError")
+TEARDOWN_ANSWERS = frozenset({"peer_process_died"})
+
+
+def _before(evidence: JobEvidence, e: Event, first: Event, t_first: datetime | None) -> bool:
+    """``e`` printed before ``first``: by line in one file, else by time (a year-less clock compared by its date and
+    time of day, as ``pipeline._later`` does)."""
+    if e.path == first.path:
+        return e.line < first.line
+    t = _when(evidence, e)
+    if t is None or t_first is None or (t.tzinfo is None) != (t_first.tzinfo is None):
+        return False
+    if t.year != t_first.year:
+        t, t_first = t.replace(year=2000), t_first.replace(year=2000)
+    return t <= t_first
+
+
+def teardown_after_success(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when its only reading is a lost peer (``TEARDOWN_ANSWERS``) first printed
+    after a launcher reported that every worker succeeded (``RunFinished`` by ``torchelastic``: "Local worker group
+    finished (WorkerState.SUCCEEDED)") and no process exited non-zero: in a multi-node c10d rendezvous, the node that
+    hosts the store exits as soon as its workers are done, and the other nodes' agents then lose the store while they
+    tear down. Else ``diag`` unchanged."""
+    if diag.root_cause not in TEARDOWN_ANSWERS or diag.first_failure is None:
+        return diag
+    done = [f for f in evidence.facts if isinstance(f, RunFinished) and f.by == "torchelastic"]
+    if not done:
+        return diag
+    if any(isinstance(f, ProcessExit) and (f.code not in (None, 0) or f.signal) for f in evidence.facts):
+        return diag
+    first = diag.first_failure
+    t_first = _when(evidence, first)
+    before = [d for d in done if _before(evidence, d.event, first, t_first)]
+    if not before:
+        return diag
+    done = before
+    message = (
+        f"Every worker finished (torchelastic: WorkerState.SUCCEEDED, {done[0].event.path}:{done[0].event.line}); "
+        "the lost connection after it is the rendezvous store's host exiting first at shutdown, not a failure."
+    )
+    return dataclasses.replace(
+        diag,
+        verdict="no_failure",
+        root_cause="no_failure",
+        title=taxonomy_title("no_failure"),
+        message=message,
+        confidence=0.8,
+        method="rule",
+        rule_id="teardown-after-success",
+        severity=None,
+        first_failure=None,
+        symptoms=tuple(diag.evidence) + tuple(diag.symptoms),
+        evidence=(),
+        fix=Fix(),
+    )

@@ -171,10 +171,14 @@ _OPAL_SIGNAL = regex.compile(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] Signal: (?P<wo
 _TERMINATE = regex.compile(
     r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?"
 )
-_EXC_LINE = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))(?::\s?(?P<msg>.*))?$")
+# (Ray's ``RayTaskError(<the task's type>)`` included: ``_WRAPPED``)
+_EXC_LINE = regex.compile(
+    r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)(?:\([\w.]+\))?)(?::\s?(?P<msg>.*))?$"
+)
 # the same after a line prefix the parser left in the text (``[rank0]: ``, ``[job/step (pid 1)] [uuid] ``)
 _EXC_AFTER_PREFIX = regex.compile(
-    r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))"
+    r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)"
+    r"(?:\([\w.]+\))?)"
     r"(?::\s?(?P<msg>.*))?$"
 )
 # the same behind vLLM's logger prefix (``vllm/logger.py``: "ERROR 05-25 15:29:28 [core.py:1140] ValueError: No
@@ -195,9 +199,11 @@ CAUSE_SPLIT = (
 # --- NCCL, CUDA, GPU hardware ---------------------------------------------------------------------------------
 # NCCL prints ``file:line``; net plugins built on its logger may print ``function:line`` (aws-ofi-nccl:
 # "register_mr_buffers:465 NCCL WARN NET/OFI Unable to register memory ...", NVIDIA/nccl#563), whose subsystem then
-# comes from the message alone
+# comes from the message alone. NCCL before 2.4 (``src/misc/utils.cu`` ``ncclDebugLog``: "%s:%d:%d [%d] NCCL WARN ")
+# printed no ``file:line``, and a quoted line may lose its whole prefix: then the message alone tells the subsystem.
 _NCCL_WARN = regex.compile(
-    r"(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?<=\] )[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? NCCL WARN"
+    r"(?:(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?<=\] )[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? |"
+    r"(?:^|\] ))NCCL WARN"
 )
 _NCCL_RESULT = regex.compile(
     r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
@@ -312,6 +318,10 @@ _FINISHED = regex.compile(
     r"|(?P<transformers>\bTraining completed\b)"
     r"|(?P<lightning>`Trainer\.fit` stopped: `max_(?:epochs|steps)=[^`]*` reached)"
     r"|(?P<fairseq>\bdone training in [\d.]+ seconds)"
+    # torchelastic's agent once every local worker exited 0 (``torch/distributed/elastic/agent/server/api.py``
+    # ``_exit_barrier``/``_invoke_run``: "Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 seconds for
+    # other agents to finish.")
+    r"|(?P<torchelastic>Local worker group finished \(WorkerState\.SUCCEEDED\))"
 )
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
@@ -327,7 +337,13 @@ _VERSION_WARNING = regex.compile(
     r"|(?P<torch>Failed to initialize NumPy: _ARRAY_API not found)"
 )
 _VERSION_WARNING_WORDS = ("incompatible torch version", "xFormers can't load", "compiled using NumPy", "_ARRAY_API")
-_FINISHED_WORDS = ("after training is done", "Training completed", "` stopped: `", "done training in")
+_FINISHED_WORDS = (
+    "after training is done",
+    "Training completed",
+    "` stopped: `",
+    "done training in",
+    "WorkerState.SUCCEEDED",
+)
 
 # --- numeric health --------------------------------------------------------------------------------------------
 # Also the checks that stop a run on it: Megatron's ``check_for_nan_in_loss_and_grad`` ("found NaN in local forward
@@ -704,9 +720,11 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
 
 
 def _family(typ: str, module: str, message: str, errno: int | None) -> str:
+    wrapped = False
     if typ.endswith(")") and (w := _WRAPPED.search(typ)):  # Ray's ``RayTaskError(MemoryError)``: the wrapped type's
         typ = w["inner"]
-        module = typ.rsplit(".", 1)[0] if "." in typ else ""  # a bare ``OutOfMemoryError`` says neither torch nor Ray
+        module = typ.rsplit(".", 1)[0] if "." in typ else ""
+        wrapped = True
     short = typ.rsplit(".", 1)[-1]
     fam = tables.EXCEPTION_FAMILIES.get(typ) or tables.EXCEPTION_FAMILIES.get(short, "")
     if short == "OutOfMemoryError":
@@ -714,7 +732,13 @@ def _family(typ: str, module: str, message: str, errno: int | None) -> str:
             "cuda_oom"
             if module in tables.CUDA_OOM_MODULES
             else "host_memory"
-            if module in tables.HOST_OOM_MODULES
+            if module in tables.HOST_OOM_MODULES or tables.RAY_HOST_OOM.search(message)
+            # ``RayTaskError(OutOfMemoryError)``: the task's own code raised it. Ray's memory monitor does not raise
+            # inside the task it kills: the caller gets ``ray.exceptions.OutOfMemoryError`` itself (a task) or
+            # ``ActorDiedError`` (an actor), with the node's memory figures in its message (``RAY_HOST_OOM``);
+            # what a task's code raises under that name is torch's CUDA allocator error
+            else "cuda_oom"
+            if wrapped and module == ""
             else ""
         )
     if errno is not None and errno in tables.ERRNO_FAMILIES:
@@ -728,18 +752,63 @@ def _family(typ: str, module: str, message: str, errno: int | None) -> str:
     return fam
 
 
+# CPython's argument checks (``tables.MESSAGE_PATTERNS``' ``api_mismatch``), for any callee
+_SIGNATURE = regex.compile(
+    r"[\w.]+\(\) (?:missing \d+ required (?:positional|keyword-only) arguments?|got an unexpected keyword argument|"
+    r"takes \d+ positional arguments? but \d+ (?:were|was) given)"
+)
+_INSTALLED = ("site-packages/", "dist-packages/")
+
+
+def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
+    """A ``TypeError`` from CPython's argument checks raised where an installed package's code made the call (the
+    innermost frame in ``site-packages``/``dist-packages``, not the user's code): one package calling another with a
+    signature the installed version does not have (trl -> vLLM's ``EngineArgs.__init__() got an unexpected keyword
+    argument 'worker_extension_cls'``, huggingface/trl#3304)."""
+    return (
+        typ.rsplit(".", 1)[-1] == "TypeError"
+        and not user
+        and any(p in innermost.replace("\\", "/") for p in _INSTALLED)
+        and _SIGNATURE.search(message) is not None
+    )
+
+
+# torch's rendezvous and store code: ``torch/distributed/rendezvous.py`` (``_env_rendezvous_handler``,
+# ``_tcp_rendezvous_handler``, ``_create_c10d_store``: the ``TCPStore`` client/server to MASTER_ADDR:MASTER_PORT) and
+# torchelastic's ``torch/distributed/elastic/rendezvous/`` (c10d/etcd rendezvous backends)
+_RENDEZVOUS_FILES = regex.compile(r"torch/distributed/(?:rendezvous\.py|elastic/rendezvous/)")
+# a port taken is ``port_in_use`` (its own rules), not a store nobody reached
+_PORT_TAKEN = regex.compile(r"(?i)address already in use|EADDRINUSE|failed to (?:bind|listen)|errno:? 98\b")
+
+
+def in_rendezvous(innermost: str, message: str) -> bool:
+    """An exception raised inside torch's rendezvous/store set-up (``_RENDEZVOUS_FILES``, the innermost frame): the
+    process could not reach (or create) the job's store - MASTER_ADDR that does not resolve ("host not found: Name or
+    service not known", kubeflow/pytorch-operator#125), nobody listening, a timeout - unless the port was taken."""
+    return (
+        bool(innermost)
+        and bool(_RENDEZVOUS_FILES.search(innermost.replace("\\", "/")))
+        and not _PORT_TAKEN.search(message)
+    )
+
+
 def _exception(
     ev: Event, typ: str, message: str, *, innermost: str = "", user: bool = False, caused_by: str = ""
 ) -> ExceptionFact:
     module = typ.rsplit(".", 1)[0] if "." in typ else ""
     e = _ERRNO.search(message)
     errno = _code(e["n"]) if e else None
+    family = _family(typ, module, message, errno)
+    if not family and api_mismatch(typ, message, innermost, user):
+        family = "api_mismatch"
+    elif not family and in_rendezvous(innermost, message):
+        family = "rendezvous"
     return ExceptionFact(
         event=ev,
         type=typ,
         module=module,
         message=message[:500],
-        family=_family(typ, module, message, errno),
+        family=family,
         errno=errno,
         innermost=innermost,
         user_code=user,
@@ -803,9 +872,9 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(
             NcclWarning(
                 event=ev,
-                file=m["file"],
+                file=m["file"] or "",
                 src_line=plausible.number(m["line"]),
-                subsystem=tables.warn_subsystem(m["file"], t),
+                subsystem=tables.warn_subsystem(m["file"] or "", t),
                 result=r["r"] if r else "",
                 cause=t.cause if t is not None else "",
                 symptom=t.symptom if t is not None else False,

@@ -220,6 +220,17 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
         'graph/topo.h "Could not find NET with id %lx" (2.25-2.26, after graph/search.cc "Could not find a path for '
         'pattern %d, falling back to simple order")',
     ),
+    # the topology search meets a link the driver reports one way only: a driver/NCCL pairing that does not know this
+    # machine's topology (NVIDIA driver 535.161.08 on PCIe GPUs: NVIDIA/nccl#1253 from vllm-project/vllm#4062, fixed
+    # by another driver; NCCL 2.14 on H100, whose support came with 2.15: mila-iqia/milabench#183, fixed by a newer
+    # NCCL)
+    WarnTemplate(
+        r"Failed to find reverse path from remNode",
+        "",
+        "library_version_mismatch",
+        False,
+        'graph/paths.cc "Failed to find reverse path from remNode %d/%lx nlinks %d to node %d/%lx" (ncclInternalError)',
+    ),
     # --- placement ---
     WarnTemplate(
         r"Duplicate GPU detected|Multiple Ranks are using the same GPU|multiple ranks using the same NVML device",

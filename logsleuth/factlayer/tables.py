@@ -135,6 +135,10 @@ EXCEPTION_FAMILIES: dict[str, str] = {
 # the host memory monitor's: ``ray/exceptions.py``).
 CUDA_OOM_MODULES = frozenset({"torch", "torch.cuda"})
 HOST_OOM_MODULES = frozenset({"ray.exceptions", "ray"})
+# Ray's memory monitor's kill report (``src/ray/raylet/node_manager.cc`` ``CreateOomKillMessageDetails``; ``ray/
+# exceptions.py`` ``OutOfMemoryError``): "Task was killed due to the node running low on memory. Memory on the node (IP:
+# ..., ID: ...) where the task (...) was running was 30.5GB / 32.0GB (0.95...)"
+RAY_HOST_OOM = re.compile(r"node running low on memory|Memory on the node \(IP")
 # errno -> family (errno(3), Linux ``asm-generic/errno-base.h``/``errno.h``): ENOSPC (28) and EDQUOT (122, "Disk quota
 # exceeded") are a full filesystem; ENOMEM (12) is host memory. Left out on purpose: EIO (5, "Input/output error": a
 # failing disk or network filesystem as often as a full one), EMFILE/ENFILE (24/23, "Too many open files": a
@@ -152,6 +156,13 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     # only "can't allocate memory: you tried to allocate N bytes" without the strerror text
     ("DefaultCPUAllocator: can't allocate memory", "host_memory"),
     ("undefined symbol", "environment"),
+    # a compiled extension built against another numpy ABI: Cython's import-time type check (``__Pyx_ImportType``:
+    # "numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from
+    # PyObject") and numpy 2's guard ("A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x",
+    # ``numpy/core/_multiarray_umath.py``; then "numpy.core.multiarray failed to import")
+    ("may indicate binary incompatibility", "environment"),
+    ("compiled using NumPy 1.x cannot be run in", "environment"),
+    ("numpy.core.multiarray failed to import", "environment"),
     # dlopen(3)'s dlerror() text when a shared library a module links is missing from the loader's path ("ImportError:
     # libcudart.so.11.0: cannot open shared object file: No such file or directory", glibc ``elf/dl-load.c``)
     ("cannot open shared object file", "environment"),
@@ -187,6 +198,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # by every JIT-built op (DeepSpeed, apex, flash-attn from source): the CUDA toolkit does not match torch's
     (r"The detected CUDA version \(\S+\) mismatches the version that was used to compile\s*PyTorch", "environment"),
     (r"CUDA_HOME environment variable is not set", "environment"),
+    # DeepSpeed's op builder before ``CUDAMismatchException`` existed raised a plain ``Exception`` with the same text
+    # (``op_builder/builder.py`` ``assert_no_cuda_mismatch``, DeepSpeed 0.3-0.9; deepspeedai/DeepSpeed#1077)
+    (r"Installed CUDA version \S+ does not match the version torch was compiled with", "environment"),
     # the same module's ``_run_ninja_build`` when the compiler fails (``error_prefix=f"Error building extension
     # '{name}'"``): a JIT-built op of a library (DeepSpeed ``fused_adam``/``cpu_adam``, apex) that this node's toolchain
     # (nvcc, gcc, CUDA headers) cannot build - the compiler's own lines above it say which
@@ -202,6 +216,43 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # while importing a torchvision built for another torch - pytorch/pytorch#122494, vllm-project/vllm-ascend#479 pins
     # torchvision to match torch for it; torch < 2 said "No such operator torchvision::nms", pytorch/vision#1405)
     (r"^(?:operator \w+::\w+ does not exist|No such operator \w+::\w+)", "environment"),
+    # one library calling another's function with a signature this version of it does not have: CPython's argument
+    # checks (``Python/ceval.c``/``Objects/call.c``: "%U() missing %i required positional argument%s: %U", "%U() got an
+    # unexpected keyword argument '%S'", "%U() takes %d positional argument%s but %d %s given"). A *private* callee
+    # (``_write_item()``) is another library's internals, which only that library's own version pairs with:
+    # ROCm/Megatron-LM#83 (Megatron's async checkpoint writer against torch's newer ``_write_item``). A public callee
+    # is decided with the innermost frame (``extract.api_mismatch``): a user's own call is the user's bug.
+    (
+        r"(?:^|[\s:.(])_[A-Za-z]\w*\(\) (?:missing \d+ required (?:positional|keyword-only) arguments?|got an "
+        r"unexpected keyword argument|takes \d+ positional arguments? but \d+ (?:were|was) given)",
+        "api_mismatch",
+    ),
+    # a configuration check on the batch sizes: the global batch must equal micro x accumulation x data-parallel
+    # ranks, or divide by the ranks / chunks / GRPO generations it is split into. Raised by each framework in its own
+    # words: DeepSpeed ``runtime/config.py`` ``_batch_assertion`` ("Check batch related parameters. train_batch_size is
+    # not equal to micro_batch_per_gpu * gradient_acc_step * world_size"), transformers
+    # ``integrations/deepspeed.py`` ``trainer_config_finalize`` ("Please correct the following DeepSpeed config values
+    # that mismatch TrainingArguments values:\n- ds train_batch_size=128 vs hf train_batch_size (calculated)=32"), TRL
+    # ``grpo_trainer.py``/``grpo_config.py`` ("The global train batch size (1 x 8) must be evenly divisible by the
+    # number of generations per prompt (16)"), verl ``ray_trainer.py`` ``_validate_config`` ("real_train_batch_size
+    # (..) must be divisible by ..."), Megatron ``arguments.py`` ("global batch size (..) is not divisible by micro
+    # batch size (..) times data parallel size (..)")
+    (
+        r"(?i)\b(?:global[_ ]|effective[_ ]|total[_ ]|real[_ ])?(?:train[_ ])?(?:micro[_ ]|mini[_ ])?batch[_ ]?size"
+        r"(?:[_ ]per[_ ]gpu)?\b[^\n]{0,120}?(?:must be (?:evenly )?divisible|is not divisible|not (?:evenly )?divisible|"
+        r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs )",
+        "batch_config",
+    ),
+    (
+        r"(?i)(?:must be (?:evenly )?divisible by|is not divisible by|must be a multiple of)[^\n]{0,80}?\bbatch[_ ]?size",
+        "batch_config",
+    ),
+    (r"(?i)^Check batch related parameters", "batch_config"),
+    (
+        r"(?:configured object store size exceeds the capacity of /dev/shm|/dev/shm[^\n]{0,80}?(?:is too small|"
+        r"too small for|has only \d))",
+        "shared_memory",
+    ),
     (r"cannot fit into any bundles for the placement group", "placement"),
     (r"exceeds the total number of available \w+s in the placement group", "placement"),
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),
@@ -221,7 +272,7 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # verl's resource-pool check before it creates its placement groups (``verl/single_controller/ray/base.py``
     # ``ResourcePoolManager._check_resource_available``, verl 0.2-0.9): the Ray cluster has fewer GPUs than the
     # trainer, rollout and reward pools ask for
-    (r"Total available GPUs \d+ is less than total desired GPUs \d+", "placement"),
+    (r"Total available GPUs \d+(?:\.\d+)? is less than total desired GPUs \d+", "placement"),
     # NeMo-RL's ``RayVirtualCluster._init_placement_groups`` (``nemo_rl/distributed/virtual_cluster.py``; NVIDIA-NeMo/
     # RL#89): "Not enough GPUs available. Requested 16 GPUs, but only 8 are available in the cluster."
     (r"Requested \d+ \w+s?, but only \d+ (?:are|is) available in the cluster", "placement"),

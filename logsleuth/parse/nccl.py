@@ -16,7 +16,8 @@ _LINE = regex.compile(
     r"(?:NCCL (?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+)"
 )
 # continuation/plugin lines printed without the host prefix: "include/socket.h:344 NCCL WARN ..."
-_BARE = regex.compile(r"(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+ (?:NCCL )?(?P<lvl>INFO|WARN|ERROR)\b")
+# (and a line quoted without its prefix at all: "NCCL WARN NET/IB : Got async event : port error")
+_BARE = regex.compile(r"(?:(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+ (?:NCCL )?|NCCL )(?P<lvl>INFO|WARN|ERROR)\b")
 _LEVELS = {"INFO": "info", "TRACE": "debug", "WARN": "warning", "ERROR": "error", "ABORT": "error", None: "warning"}
 # "comm 0x55d5 rank 3 nranks 8 cudaDev 3 ..." names the communicator rank
 _COMM_RANK = regex.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)")

@@ -58,6 +58,7 @@ class Traceback:
     tag: str = ""
     # lines of a message that began on the line after ``Type:`` (``MAX_MESSAGE_LINES``); None when none is pending
     message_lines: list[str] | None = None
+    _head: str = ""  # the message's text on the ``Type:`` line itself, when more lines follow
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
@@ -79,8 +80,13 @@ class Traceback:
             self.exc_type = m["type"]
             self.exc_inner = m["inner"]
             self.exc_message = (m["msg"] or "").strip()
-            if not self.exc_message and body.rstrip().endswith(":"):
-                self.message_lines = []  # the message follows on the next lines
+            if body.rstrip().endswith(":"):
+                # the message follows on the next lines: after an empty ``Type:``, or after a first line that announces
+                # them ("ValueError: Please correct the following DeepSpeed config values that mismatch
+                # TrainingArguments values:" then "- ds train_batch_size=128 vs hf ...", transformers
+                # ``integrations/deepspeed.py``)
+                self._head = self.exc_message
+                self.message_lines = []
                 return "more"
             return "done"
         self.foreign += 1
@@ -95,7 +101,7 @@ class Traceback:
         self.lines.append(text)
         self.end_line = line_no
         self.message_lines.append(stripped)
-        self.exc_message = " ".join(self.message_lines)
+        self.exc_message = " ".join([self._head, *self.message_lines] if self._head else self.message_lines)
         if len(self.message_lines) >= MAX_MESSAGE_LINES:
             self.message_lines = None
             return "done"
