@@ -250,7 +250,18 @@ _DRIVER_MISMATCH = regex.compile(r"(?i:driver/library version mismatch)|NVRM: AP
 _CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
 # how a failed CUDA call is announced: torch's "CUDA error: ...", NCCL's "Cuda failure '...'", nccl-tests' "Test CUDA
 # failure", and the CUDACHECK macro of NCCL's examples (vLLM csrc/custom_all_reduce.cuh): "Failed: Cuda error f:l '...'"
-_CUDA_ERR_MARKS = ("CUDA error", "Cuda error", "Cuda failure", "cudaError", "CUDA failure", "CUDA Error", "cuda error")
+# (ROCm's HIP runtime reuses CUDA's error strings: ``hipGetErrorString`` "invalid device function", "no kernel image is
+# available for execution on the device"...; torch on ROCm prints "HIP error: <string>", ``c10/hip/HIPException.h``)
+_CUDA_ERR_MARKS = (
+    "CUDA error",
+    "Cuda error",
+    "Cuda failure",
+    "cudaError",
+    "CUDA failure",
+    "CUDA Error",
+    "cuda error",
+    "HIP error",
+)
 _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 # the driver API's ``CUresult`` names (``cuda.h``), as Triton, CuPy and XLA print them; only those ``tables.CU_RESULTS``
 # maps to a runtime error are read
@@ -760,13 +771,22 @@ _SIGNATURE = regex.compile(
 _INSTALLED = ("site-packages/", "dist-packages/")
 
 
+_MODULE_ATTR = regex.compile(r"^module '(?P<mod>[\w.]+)' has no attribute '\w+'")
+
+
 def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
     """A ``TypeError`` from CPython's argument checks raised where an installed package's code made the call (the
     innermost frame in ``site-packages``/``dist-packages``, not the user's code): one package calling another with a
     signature the installed version does not have (trl -> vLLM's ``EngineArgs.__init__() got an unexpected keyword
-    argument 'worker_extension_cls'``, huggingface/trl#3304)."""
+    argument 'worker_extension_cls'``, huggingface/trl#3304); or an ``AttributeError`` on a module of the ML stack's
+    packages (``tables.VERSIONED_PACKAGES``), wherever the call was made."""
+    short = typ.rsplit(".", 1)[-1]
+    if short == "AttributeError" and (m := _MODULE_ATTR.match(message)):
+        # an installed package of the ML stack without the attribute the caller uses (``tables.VERSIONED_PACKAGES``):
+        # "module 'numpy' has no attribute 'float'" (numpy 1.24 removed the aliases)
+        return m["mod"].split(".", 1)[0] in tables.VERSIONED_PACKAGES
     return (
-        typ.rsplit(".", 1)[-1] == "TypeError"
+        short == "TypeError"
         and not user
         and any(p in innermost.replace("\\", "/") for p in _INSTALLED)
         and _SIGNATURE.search(message) is not None
@@ -884,7 +904,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         if (w := nccl_last_error(ev, m["msg"], nccl_result(text))) is not None:
             out.append(w)
     # vLLM's cuMem allocator (``csrc/cumem_allocator.cpp`` CUDA_CHECK) prints "CUDA Error: out of memory at ...:139"
-    if "CUDA" in text or "Cuda" in text or "cudaError" in text or "cuda error" in text:
+    if "CUDA" in text or "Cuda" in text or "cudaError" in text or "cuda error" in text or "HIP error" in text:
         found = None
         if any(w in text for w in _CUDA_ERR_MARKS):
             found = next((e for e in tables.CUDA_ERRORS if e.message in text), None)

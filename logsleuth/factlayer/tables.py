@@ -166,11 +166,31 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     # dlopen(3)'s dlerror() text when a shared library a module links is missing from the loader's path ("ImportError:
     # libcudart.so.11.0: cannot open shared object file: No such file or directory", glibc ``elf/dl-load.c``)
     ("cannot open shared object file", "environment"),
+    # torch built without the accelerator, or no driver under it (``torch/cuda/__init__.py`` ``_lazy_init``:
+    # "Torch not compiled with CUDA enabled"; ``_check_driver``: "Found no NVIDIA driver on your system"), and cuDNN
+    # of another version than torch's (``torch/backends/cudnn/__init__.py``: "cuDNN version incompatibility: PyTorch was
+    # compiled against ... but found runtime version ...")
+    ("Torch not compiled with CUDA enabled", "environment"),
+    ("Found no NVIDIA driver on your system", "environment"),
+    ("cuDNN version incompatibility", "environment"),
     # PyTorch's checkpoint zip writer (caffe2/serialize/inline_container.cc) when the disk fills mid-save:
     # pytorch/pytorch#156955 (/tmp full: "unexpected pos 64 vs 0"), verl-project/verl#3346, h2oai/h2o-llmstudio#214
     ("PytorchStreamWriter failed writing file", "disk_full"),
     ("unexpected pos ", "disk_full"),
 )
+# Installed packages whose missing attribute means another version than the caller's (an ``AttributeError: module
+# 'numpy' has no attribute 'float'`` after numpy 1.24 removed the alias; ``module 'torch.distributed' has no attribute
+# 'device_mesh'`` on a torch older than the caller's): the ML stack's packages, whose APIs move between releases. A
+# module of the user's own is not in the list (its missing attribute is the user's bug).
+VERSIONED_PACKAGES = frozenset(
+    {
+        "torch", "torchvision", "torchaudio", "numpy", "scipy", "pandas", "transformers", "tokenizers", "datasets",
+        "accelerate", "peft", "trl", "deepspeed", "megatron", "apex", "vllm", "sglang", "ray", "triton", "flash_attn",
+        "xformers", "bitsandbytes", "lightning", "pytorch_lightning", "huggingface_hub", "safetensors", "jax",
+        "tensorflow", "sklearn", "nemo", "verl", "openrlhf", "torchao", "timm", "diffusers", "mmcv", "mmengine",
+        "protobuf", "google",
+    }
+)  # fmt: skip
 # Messages that name a family by their shape (regexes, searched in the exception's message). A short write is a
 # full disk or quota when nothing else is said: numpy's ``ndarray.tofile``/``np.save`` (``PyArray_ToFile`` in
 # ``numpy/_core/src/multiarray/convert.c``: ``"%ld requested and %ld written"`` when ``fwrite`` writes fewer items,
@@ -280,6 +300,14 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # ``check_enough_kv_cache_memory``; ``vllm/worker/worker.py`` ``raise_if_cache_size_invalid``; ``vllm/utils``
     # ``MemorySnapshot`` "Free memory on device ... is less than desired GPU memory utilization"): GPU memory
     (r"No available memory for the cache blocks", "cuda_oom"),
+    # the other accelerators' caching allocators: Apple MPS (``aten/src/ATen/mps/MPSAllocator.mm``: "MPS backend out of
+    # memory (MPS allocated: ...)"), Intel XPU (``c10/xpu/XPUCachingAllocator.cpp``: "XPU out of memory"), Ascend NPU
+    # (torch_npu: "NPU out of memory"); ROCm's is torch's own "HIP out of memory"
+    (r"\b(?:MPS backend|XPU|NPU|HIP) out of memory\b", "cuda_oom"),
+    # a kernel library built for newer GPUs than this one (flash-attention's ``csrc/flash_attn/flash_api.cpp``:
+    # "FlashAttention only supports Ampere GPUs or newer."): the installed build does not fit the hardware, like
+    # CUDA's "no kernel image is available for execution on the device"
+    (r"only supports (?:Turing|Ampere|Ada|Hopper|Blackwell|sm\d+)\w* GPUs or newer", "environment"),
     (r"larger than the maximum number of tokens that can be stored in KV cache", "cuda_oom"),
     (r"KV cache is needed, which is larger than the available KV cache memory", "cuda_oom"),
     (r"is less than desired GPU memory utilization", "cuda_oom"),

@@ -1,0 +1,48 @@
+"""Exception families read from libraries' own message templates (the strings in the sources named in
+``factlayer/tables.py``), filled in the way those sources format them; not logs. Real logs for the same facts are
+in the corpus (waves up to J)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logsleuth.factlayer import facts_of
+from logsleuth.factlayer.kinds import ExceptionFact
+from logsleuth.parse import parse_text
+
+
+def _family(line: str) -> str:
+    (e,) = [f for ev in parse_text(line + "\n") for f in facts_of(ev) if isinstance(f, ExceptionFact)]
+    return e.family
+
+
+@pytest.mark.parametrize(
+    ("line", "family"),
+    [
+        # aten/src/ATen/mps/MPSAllocator.mm, c10/xpu/XPUCachingAllocator.cpp
+        ("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.00 GB, max allowed: "
+         "18.13 GB). Tried to allocate 256.00 MB on private pool.", "cuda_oom"),
+        ("torch.OutOfMemoryError: XPU out of memory. Tried to allocate 2.00 GiB.", "cuda_oom"),
+        # torch/cuda/__init__.py _lazy_init / _check_driver; torch/backends/cudnn/__init__.py
+        ("AssertionError: Torch not compiled with CUDA enabled", "environment"),
+        ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+         "a driver from http://www.nvidia.com/Download/index.aspx", "environment"),
+        ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime "
+         "version (8, 5, 0).", "environment"),
+        # flash-attention csrc/flash_attn/flash_api.cpp
+        ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "environment"),
+        # numpy 1.24 release notes: the expired aliases
+        ("AttributeError: module 'numpy' has no attribute 'float'", "api_mismatch"),
+        ("AttributeError: module 'mymodel' has no attribute 'build_encoder'", ""),
+        # CPython's argument check on a private callee
+        ("TypeError: _write_item() missing 1 required positional argument: 'serialization_format'", "api_mismatch"),
+    ],
+)
+def test_library_message_families(line: str, family: str) -> None:
+    assert _family(line) == family
+
+
+def test_hip_error_uses_the_cuda_error_table() -> None:
+    # c10/hip/HIPException.h prints hipGetErrorString's text, which is CUDA's for the same error
+    facts = [f for ev in parse_text("RuntimeError: HIP error: invalid device function\n") for f in facts_of(ev)]
+    assert any(type(f).__name__ == "CudaError" and f.family for f in facts)
