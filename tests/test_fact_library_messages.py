@@ -46,3 +46,33 @@ def test_hip_error_uses_the_cuda_error_table() -> None:
     # c10/hip/HIPException.h prints hipGetErrorString's text, which is CUDA's for the same error
     facts = [f for ev in parse_text("RuntimeError: HIP error: invalid device function\n") for f in facts_of(ev)]
     assert any(type(f).__name__ == "CudaError" and f.family for f in facts)
+
+
+def test_unraisable_exception_is_reported_not_raised() -> None:
+    # the tail of deepspeedai/DeepSpeed#1077 (corpus gh-deepspeedai-DeepSpeed-1077): CPython's unraisable hook
+    text = (
+        "Exception ignored in: <function DeepSpeedCPUAdam.__del__ at 0x7f30c6ca0830>\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.7/dist-packages/deepspeed/ops/adam/cpu_adam.py", line 91, in __del__\n'
+        "    self.ds_opt_adam.destroy_adam(self.opt_id)\n"
+        "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'\n"
+    )
+    (tb,) = [ev for ev in parse_text(text) if ev.source == "python"]
+    assert tb.level == "warning" and tb.params["unraisable"]
+    assert tb.text.startswith("Exception ignored in")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # python/ray/_private/services.py determine_plasma_store_config
+        "2024-05-01 10:00:00,000\tWARNING services.py:1889 -- WARNING: The object store is using /tmp instead of "
+        "/dev/shm because /dev/shm has only 67108864 bytes available. This will harm performance!",
+        # NCCL net plugin lookup without a plugin installed (src/net.cc ncclNetPluginLoad)
+        "node-1:1234:1234 [0] NCCL WARN NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.",
+    ],
+)
+def test_advisories_healthy_jobs_print(line: str) -> None:
+    from logsleuth.factlayer.tables import is_advisory
+
+    assert is_advisory(line)

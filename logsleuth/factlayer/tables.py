@@ -330,8 +330,18 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # catches every exception: "Failed to send resource request for ... If this only happens transiently during network
 # partition or CPU being overloaded, it's safe to ignore this error."; a healthy TorchTrainer run on a busy 2-CPU
 # node here printed it with a ``GetTimeoutError``, tests/test_fact_ray_source.py).
+#
+# Also Ray's start-up warning in containers with a small /dev/shm (``python/ray/_private/services.py``
+# ``determine_plasma_store_config``: "The object store is using /tmp instead of /dev/shm because /dev/shm has only N
+# bytes available. This will harm performance! ..."): the object store falls back to disk and the job runs on, slower.
+# And NCCL's net-plugin lookup when no plugin is installed (``src/net.cc``/``src/plugin/net.cc``
+# ``ncclNetPluginLoad``: "NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", "NET/Plugin : Plugin load returned
+# 2 : libnccl-net.so: cannot open shared object file", "NET/Plugin: Could not find: libnccl-net.so. Using internal
+# network plugin."): NCCL then uses its internal IB/socket transports.
 ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
+    r"|The object store is using /tmp instead of /dev/shm because /dev/shm has only"
+    r"|NET/Plugin ?: ?(?:Failed to find ncclNet\w* symbol|Plugin load returned \d+|Could not find: \S+ Using internal)"
     r"|destroy_process_group\(\) was not called before program exit"
     r"|autoscaling_coordinator_client\.py\", line \d+, in send_resource_request\n"
 )

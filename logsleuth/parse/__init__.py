@@ -122,6 +122,10 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         ``Event`` objects; blank lines yield nothing.
     """
     open_tbs: dict[tuple, tuple[Traceback, prefix.Prefix]] = {}
+    # CPython's unraisable-exception hook (``sys.unraisablehook``, ``Python/errors.c``: "Exception ignored in: <obj>"
+    # then the traceback) reports an exception it could not raise - in ``__del__``, at interpreter exit, in a
+    # callback - and the process goes on: per stream, the line that announces such a traceback
+    ignored_in: dict[tuple, str] = {}
     summary = SummaryBlock()
     strip = prefix.strip
 
@@ -141,7 +145,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
 
     def finish_tb(key: tuple) -> Event:
         tb, pre = open_tbs.pop(key)
-        return tb_event(tb, pre, Recognised("python", "error"))
+        return tb_event(tb, pre, Recognised("python", "warning" if tb.unraisable else "error"))
 
     def summary_events(entry: Any) -> Iterator[Event]:
         params = entry.params()
@@ -184,14 +188,18 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 yield finish_tb(key)
             if tb_state[0].stale:
                 yield finish_tb(key)
+        announced = ignored_in.pop(key, None) if ignored_in else None
         if body.startswith(HEADER) or body.lstrip().startswith(HEADER) or (tag and logged.startswith(HEADER)):
             if key in open_tbs:
                 yield finish_tb(key)
-            open_tbs[key] = (
-                Traceback(line_no, [text], line_no, tag=tag if tag and logged.startswith(HEADER) else ""),
-                pre,
-            )
+            tb = Traceback(line_no, [text], line_no, tag=tag if tag and logged.startswith(HEADER) else "")
+            if announced is not None:
+                tb.unraisable = True
+                tb.lines.insert(0, announced)
+            open_tbs[key] = (tb, pre)
             continue
+        if body.startswith("Exception ignored in"):
+            ignored_in[key] = text
         if (
             body.startswith('  File "')
             and FRAME.match(body)

@@ -59,6 +59,9 @@ class Traceback:
     # lines of a message that began on the line after ``Type:`` (``MAX_MESSAGE_LINES``); None when none is pending
     message_lines: list[str] | None = None
     _head: str = ""  # the message's text on the ``Type:`` line itself, when more lines follow
+    # announced by CPython's "Exception ignored in: ..." (``sys.unraisablehook``): reported, not raised; the process
+    # went on. Its first line is that announcement.
+    unraisable: bool = False
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
@@ -128,4 +131,5 @@ class Traceback:
             "frames": self.frames,
             "user_frame": f"{user['file']}:{user['line']} in {user['func']}" if user else "",
             "complete": self.exc_type is not None,
+            "unraisable": self.unraisable,
         }
