@@ -76,3 +76,14 @@ def test_advisories_healthy_jobs_print(line: str) -> None:
     from logsleuth.factlayer.tables import is_advisory
 
     assert is_advisory(line)
+
+
+@pytest.mark.parametrize(("line", "signal"), [
+    ("trainer-1 exited with code 137", "SIGKILL"),  # Docker Compose's container report
+    ("Exited with exit code 139", "SIGSEGV"),
+])
+def test_exit_code_of_a_signal_in_a_wrapper_report(line: str, signal: str) -> None:
+    from logsleuth.factlayer.kinds import ProcessExit
+
+    (e,) = [f for ev in parse_text(line + "\n") for f in facts_of(ev) if isinstance(f, ProcessExit)]
+    assert e.signal == signal

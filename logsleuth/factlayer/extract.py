@@ -137,9 +137,11 @@ _DL_WORKER_SIGNAL = regex.compile(
 )
 _DL_WORKER_WORDS = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "floating-point exception": "SIGFPE"}
 # pod status (``Exit Code: 137``, ``"exitCode": 137``) and kubectl exec's "command terminated with exit code 137"
-# (jupyter/docker-stacks#736)
+# (jupyter/docker-stacks#736); Docker Compose's "<container> exited with code 137" and wrappers' "... exited with exit
+# code 139" (only 129-159, a shell's 128+signal, are read: the caller checks)
 _K8S_EXIT = regex.compile(
     r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)|command terminated with exit code (?P<code>\d+)"
+    r"|\b(?i:exited) with (?:exit )?code (?P<code>\d+)\b"
 )
 # The same "Exit code: N" in two launchers' reports of their first failed process, with a lower-case "code" (a pod's
 # status says "Exit Code:"): Open MPI's ``orterun`` (help-orterun.txt "orterun:non-zero-exit": "Process name:
