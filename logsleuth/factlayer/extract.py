@@ -483,6 +483,7 @@ _CI_WORDS = (
     "exit code",
     "return code",
     "exit status",
+    "exited with code",
     "exited on signal",
     "ssh exited",
     "srun: error",
