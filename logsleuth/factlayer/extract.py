@@ -305,7 +305,15 @@ _SLURM_CANCEL = regex.compile(
 # the same line cut after the step id (a paste that stops mid-line): slurmstepd prints "*** JOB|STEP <id> ON <node>" only
 # to say it cancels (``_handle_signal_container``); the reason, if any, is lost
 _SLURM_CANCEL_CUT = regex.compile(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON(?: \S+)?\s*$")
-_SRUN_TERMINATE = regex.compile(r"srun: Terminating (?:job step |StepId=)(?P<step>\d+(?:\.\w+)?)")
+# (Slurm >= 23.02 names the function: "srun: launch/slurm: _step_signal: Terminating StepId=2.0")
+_SRUN_TERMINATE = regex.compile(
+    r"srun: (?:launch/slurm: _step_signal: )?Terminating (?:job step |StepId=)(?P<step>\d+(?:\.\w+)?)"
+)
+# Open MPI's orterun/prterun once a process exited non-zero (help-orterun.txt / help-prterun.txt "normal-termination-
+# but": "Primary job  terminated normally, but 1 process returned a non-zero exit code. Per user-direction, the job has
+# been aborted."): it then kills the job's remaining processes (odls ``kill_local_procs``: SIGCONT, SIGTERM, then
+# SIGKILL), so their SIGTERMs are mpirun's, not the scheduler's
+_MPI_ABORT = regex.compile(r"Per user-direction, the job has been aborted")
 # srun's report of a task the cgroup OOM handler killed: "srun: error: nid001277: tasks 1-3: Out Of Memory"
 _SRUN_OOM = regex.compile(r"srun: error: [\w.-]+: tasks? [\d,\-\[\]]+: Out Of Memory")
 _SLURM_OOM = regex.compile(r"Detected \d+ oom[-_]kill event")
@@ -484,6 +492,7 @@ _CI_WORDS = (
     "return code",
     "exit status",
     "exited with code",
+    "user-direction",
     "exited on signal",
     "ssh exited",
     "srun: error",
@@ -1020,8 +1029,10 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="cancelled", step=m["id"]))
     elif _NODE_FAIL.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="node_fail"))
-    if "srun: Terminating" in text and (m := _SRUN_TERMINATE.search(text)):
+    if "Terminating" in text and "srun: " in text and (m := _SRUN_TERMINATE.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", step=m["step"]))
+    if "user-direction" in text and _MPI_ABORT.search(text):
+        out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="launcher"))
     if "Out Of Memory" in text and _SRUN_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "emory limit" in text and _SLURM_MEM_LIMIT.search(text):

@@ -451,10 +451,10 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     worker). An exit that names no pid (DeepSpeed's "exits with return code", about the failed worker) is never one.
     ``facts`` in job order."""
     stops = [f for f in facts if isinstance(f, SignalFact) and f.sender == "launcher"]
+    if not stops:
+        return frozenset()
     targets = {f.target for f in stops if f.target is not None}
     steps = {f.step for f in stops if f.step}
-    if not targets and not steps:
-        return frozenset()
     out: set[int] = set()
     sent: set[str] = set()  # signals a launcher announced so far
     for f in facts:
@@ -470,6 +470,12 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
             or isinstance(f, SchedulerVerdict)
             and f.verdict == "cancelled"
             and f.step in steps
+            # srun's "task N: Terminated" after srun said it was terminating the step (its own SIGTERM to the tasks)
+            or isinstance(f, ProcessExit)
+            and f.reporter == "slurm"
+            and f.signal in ("SIGTERM", "SIGKILL")
+            and bool(steps)
+            and "SIGKILL" in sent
         ):
             out.add(id(f.event))
     return frozenset(out)
