@@ -41,8 +41,16 @@ HANG_CAUSES = ("silent_hang", "collective_timeout", "collective_mismatch")
 CONTRADICTED_BY = {"training_divergence": "numbers_recovered"}
 
 
+# healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
+# exited 0 by its launcher's report), which a vote on the job's lines does not overrule
+SUCCESS_FACTS = frozenset({"teardown-after-success"})
+
+
 def rule_decides(d: Diagnosis) -> bool:
-    """True when the rules' answer is final: a cause rule of high+ severity and confidence."""
+    """True when the rules' answer is final: a cause rule of high+ severity and confidence, or a healthy verdict read
+    from facts that the job succeeded (``SUCCESS_FACTS``)."""
+    if d.verdict == "no_failure" and d.rule_id in SUCCESS_FACTS:
+        return True
     if d.verdict != "failure" or d.rule_id is None or d.severity is None or not d.evidence:
         return False
     return (

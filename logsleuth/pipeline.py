@@ -531,6 +531,11 @@ def decide(
     diag = _name_crash_library(evidence, diag)
     diag = peer_lost_while_memory_grew(evidence, diag)
     diag = loss_exploded(evidence, diag)
+    # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the
+    # model's vote on its lines does not overrule
+    torn = teardown_after_success(evidence, diag)
+    if torn is not diag:
+        diag = dataclasses.replace(torn, ranks=_rank_summary(evidence, torn))
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer
         clf = model if isinstance(model, Voter) else model()
         if clf is not None:
@@ -540,9 +545,6 @@ def decide(
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
-    torn = teardown_after_success(evidence, diag)  # a lost store after every worker succeeded: shutdown order
-    if torn is not diag:
-        diag = dataclasses.replace(torn, ranks=_rank_summary(evidence, torn))
     diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning
     diag = _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
     # the exception at the first failure with its chained causes ("The above exception was the direct cause...")
