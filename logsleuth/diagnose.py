@@ -24,6 +24,7 @@ Policy (design.md "Diagnosis"):
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -78,9 +79,37 @@ def resolve_events(matches: Sequence[Match]) -> list[Match]:
 CHAIN_LINES = 60  # a chained traceback ("During handling of the above exception...") follows within this many lines
 
 
+# Ray re-raises a remote task's or actor method's exception in its caller as ``RayTaskError(<type>)`` naming the
+# remote process ("ray::ProxyActor.ready() (pid=29618, ip=..., actor_id=...)", ``ray/exceptions.py``
+# ``RayTaskError.__str__``); the remote process's own output ("(ProxyActor pid=29618) OSError: [Errno 98] Address
+# already in use") carries the cause, often printed after the caller's report
+_RAY_REMOTE_PID = re.compile(r"RayTaskError\([\w.]+\)[^\n]*?\(pid=(\d+)")
+
+
+def _remote_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match | None:
+    """For a catch-all cause on Ray's ``RayTaskError``: a specific cause matched in the named remote process's output."""
+    m = _RAY_REMOTE_PID.search(winner.event.text)
+    if m is None:
+        return None
+    pid = int(m[1])
+    for c in causes:
+        if (
+            c is not winner
+            and c.priority > GENERIC_PRIORITY
+            and not rules.by_id[c.rule_id].spec.fallback
+            and c.event.pid == pid
+        ):
+            return c
+    return None
+
+
 def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match:
     """A catch-all cause (some exception) followed, in the same process's output and within ``CHAIN_LINES``, by a
-    specific cause is that cause: ``basic_ios::clear: iostream error`` raised while torch.save hit a full disk."""
+    specific cause is that cause: ``basic_ios::clear: iostream error`` raised while torch.save hit a full disk. A
+    catch-all on Ray's ``RayTaskError`` yields to a specific cause in the remote process it names (``_remote_specific``)."""
+    remote = _remote_specific(winner, causes, rules)
+    if remote is not None:
+        return remote
     ev = winner.event
     limit = _chain_limit(ev)
     for m in causes:

@@ -24,6 +24,7 @@ from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
 from .hang import decide as decide_hang
+from .interrupted import interrupted_while_waiting
 from .jobfiles import error_file_event, error_files, infer
 from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
 from .numeric_tail import NumericTail, loss_exploded
@@ -546,6 +547,7 @@ def decide(
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
     diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning
+    diag = interrupted_while_waiting(evidence, diag)  # Ctrl-C with nothing failed before it: the job was waiting
     diag = _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
     # the exception at the first failure with its chained causes ("The above exception was the direct cause...")
     return dataclasses.replace(diag, exception=exception_summary(evidence.facts, diag.first_failure))

@@ -21,6 +21,13 @@ GATE: tuple[str, ...] = (
     r"ssh exited",
     r"srun: error",
     r"srun: Terminating",
+    r"Terminating StepId",
+    r"KeyboardInterrupt",
+    r"Per user-direction",
+    r"exited with (?:exit )?code",
+    r"HIP error",
+    # NCCL's return-code trace (include/checks.h NCCLCHECK: INFO "%s:%d -> %d")
+    r"\.(?:cc|cu|h):\d+ -> \d",
     r"Worker exit type",
     r"died unexpectedly, shutting down",
     r"Bus error",

@@ -460,6 +460,8 @@ _CS_WORDS = (
     "AER:",
     "NVRM",
     "NCCL WARN",
+    ".cc:",
+    "KeyboardInterrupt",
     "Last error:",
     "NCCL_CUMEM_ENABLE",
     "via P2P/",
@@ -897,7 +899,28 @@ def _cumem(text: str, ev: Event, out: list[Fact]) -> None:
         out.append(NcclCuMem(event=ev, enabled=m["t"] != "IPC", said_by="p2p_channel"))
 
 
+# NCCL's return-code trace: every ``NCCLCHECK`` that sees a failure logs where it passed the result up
+# (``src/include/checks.h``: ``INFO(NCCL_ALL, "%s:%d -> %d", __FILE__, __LINE__, res)``; NCCL >= 2.19 appends
+# " (%s)"), innermost first. With NCCL_DEBUG=INFO and no WARN in the paste (NVIDIA/nccl#1000: "misc/socket.cc:567 -> 2",
+# then "bootstrap.cc:270 -> 2"), the first line's file says which subsystem failed and the number which ncclResult_t.
+# Only ncclUnhandledCudaError (1) and ncclSystemError (2) are read: an internal error (3) is most often a peer's bad
+# data, a remote error (6) a peer that exited (the WARN before it says so).
+_NCCL_TRACE = regex.compile(r"NCCL INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) -> (?P<res>[12])\b")
+_RESULT_BY_NUMBER = {code: name for name, (code, _, _) in tables.NCCL_RESULTS.items()}
+
+
 def _device(ev: Event, text: str, out: list[Fact]) -> None:
+    if " -> " in text and "NCCL INFO" in text and (m := _NCCL_TRACE.search(text)):
+        out.append(
+            NcclWarning(
+                event=ev,
+                file=m["file"],
+                src_line=plausible.number(m["line"]),
+                subsystem=tables.warn_subsystem(m["file"], None),
+                result=_RESULT_BY_NUMBER.get(int(m["res"]), ""),
+                trace=True,
+            )
+        )
     if "NCCL WARN" in text and (m := _NCCL_WARN.search(text)):
         r = _NCCL_RESULT.search(text)
         t = tables.warn_template(text[m.end() :].split("\n", 1)[0])
@@ -979,7 +1002,17 @@ def nccl_result(text: str) -> str:
     return r["r"] if r else ""
 
 
+# Ctrl-C in the job's terminal (SIGINT to its foreground process group), as the processes report it: Lightning's
+# ``_call_and_handle_interrupt`` (``lightning/pytorch/trainer/call.py``: "Detected KeyboardInterrupt, attempting
+# graceful shutdown ...") and CPython's uncaught ``KeyboardInterrupt`` (a traceback ending in it)
+_CTRL_C = regex.compile(
+    r"Detected KeyboardInterrupt, attempting graceful shutdown|(?:^|\n)(?:\[[^\]\n]*\]:?\s*)?KeyboardInterrupt\s*$"
+)
+
+
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
+    if "KeyboardInterrupt" in text and _CTRL_C.search(text):
+        out.append(SignalFact(event=ev, signal="SIGINT", signum=2, sender="terminal"))
     if "death signal" in text and (m := _AGENT_SIGNAL.search(text)) and (name := m["name"] or _signal(m["num"])):
         sender = (
             "terminal" if name == "SIGHUP" else "scheduler" if name in ("SIGTERM", "SIGUSR1", "SIGUSR2") else "unknown"

@@ -146,6 +146,8 @@ class NcclWarning(Fact):
             "NET/Socket : message truncated" -> ``collective_mismatch``), or "" when only the subsystem speaks.
         symptom: the template reports the consequence of a failure elsewhere (a peer's closed connection, a
             proxy call to a rank that failed, an aborted communicator).
+        trace: read from NCCL's INFO return-code trace ("misc/socket.cc:567 -> 2", ``include/checks.h``) rather than
+            a WARN line: the innermost file of a failure's chain, kept only while the job printed no WARN.
     The subsystem is the message's when its template names one ("Cuda failure" printed from ``proxy.cc`` is
     ``cuda``), else the file's.
     """
@@ -157,6 +159,7 @@ class NcclWarning(Fact):
     result: str = ""
     cause: str = ""
     symptom: bool = False
+    trace: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

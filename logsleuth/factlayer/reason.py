@@ -401,6 +401,32 @@ class NcclLastError:
 
 
 @dataclass
+class NcclTraces:
+    """NCCL's return-code trace as a fact only where it is the job's sole account of a NCCL failure: dropped once any
+    NCCL WARN was printed (the WARN, printed first, names the failure), and only the first (innermost) line of each
+    process's chain is kept (the outer files - bootstrap.cc, init.cc, group.cc - only pass the result up)."""
+
+    warned: bool = False
+    traced: set[tuple[str | None, int | None]] = field(default_factory=set)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        if not any(isinstance(f, NcclWarning) for f in facts):
+            return facts
+        out: list[Fact] = []
+        for f in facts:
+            if isinstance(f, NcclWarning):
+                if not f.trace:
+                    self.warned = True
+                else:
+                    who = (ev.host, ev.pid)
+                    if self.warned or who in self.traced:
+                        continue
+                    self.traced.add(who)
+            out.append(f)
+        return out
+
+
+@dataclass
 class FactStream:
     """The facts of one job's events, fed in order: ``facts_of`` plus what takes earlier events to know (chained
     exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
@@ -414,11 +440,13 @@ class FactStream:
     signals: SameSignalExits = field(default_factory=SameSignalExits)
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
     last_error: NcclLastError = field(default_factory=NcclLastError)
+    traces: NcclTraces = field(default_factory=NcclTraces)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev))))
         if facts:
+            facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)
             facts = self.cumem.see(ev, facts)
             facts = self.signals.see(facts)
