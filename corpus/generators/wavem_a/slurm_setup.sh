@@ -1,0 +1,30 @@
+#!/bin/bash
+# Start (or with `stop`, stop) wave M (a)'s one-node Slurm cluster on this host (Debian 12: apt-get install slurm-wlm munge):
+# munged, slurmctld and slurmd on localhost with ./slurm.conf (NodeName/SlurmctldHost = `hostname`), pid files
+# /run/slurmctld-wavem-a.pid and /run/slurmd-wavem-a.pid. Only the daemons started from these pid files are stopped.
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "$1" = stop ]; then
+    for f in /run/slurmd-wavem-a.pid /run/slurmctld-wavem-a.pid; do
+        [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+    done
+    # munged only when this script started it (its pid recorded below)
+    [ -s /run/munge-wavem-a.pid ] && kill "$(cat /run/munge-wavem-a.pid)" 2>/dev/null || true
+    rm -f /run/munge-wavem-a.pid
+    exit 0
+fi
+host=$(hostname)
+mkdir -p /run/munge /var/log/munge /var/spool/slurmctld-wavem-a /var/spool/slurmd-wavem-a /var/log/slurm
+chown -R munge:munge /run/munge /var/log/munge /var/lib/munge /etc/munge
+if ! pgrep -x munged >/dev/null; then
+    runuser -u munge -- /usr/sbin/munged || true
+    sleep 1
+    cp /run/munge/munged.pid /run/munge-wavem-a.pid 2>/dev/null || pgrep -x munged > /run/munge-wavem-a.pid || true
+fi
+sed "s/^SlurmctldHost=.*/SlurmctldHost=$host/; s/^NodeName=[^ ]*/NodeName=$host/; s/Nodes=[^ ]*/Nodes=$host/" \
+    "$here/slurm.conf" > /etc/slurm/slurm.conf
+[ -s /run/slurmctld-wavem-a.pid ] && kill -0 "$(cat /run/slurmctld-wavem-a.pid)" 2>/dev/null || slurmctld -c
+sleep 2
+[ -s /run/slurmd-wavem-a.pid ] && kill -0 "$(cat /run/slurmd-wavem-a.pid)" 2>/dev/null || slurmd
+sleep 3
+sinfo
