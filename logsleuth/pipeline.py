@@ -13,6 +13,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Protocol, overload, runtime_checkable
 
+from .collective_paths import ranks_in_different_collectives
 from .combine import combine, rule_decides
 from .diagnose import diagnose
 from .errors import InputError
@@ -545,6 +546,7 @@ def decide(
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
     diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
+    diag = ranks_in_different_collectives(evidence, diag)  # timeouts in different collectives: a mismatch
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
     diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning
     diag = interrupted_while_waiting(evidence, diag)  # Ctrl-C with nothing failed before it: the job was waiting

@@ -121,6 +121,10 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     # set-up that failed before the task's code ran. Ray's other errors (``ActorDiedError``, ``OwnerDiedError``,
     # ``ObjectLostError``, ``WorkerCrashedError``, ``GetTimeoutError``...) report a death or wait, not its cause.
     "RayOutOfMemoryError": "host_memory",
+    # ``TaskUnschedulableError``/``ActorUnschedulableError``: "The task/actor is not schedulable: ..." (a node-affinity
+    # or placement-group strategy that no node in the cluster can satisfy, ``python/ray/exceptions.py``)
+    "TaskUnschedulableError": "placement",
+    "ActorUnschedulableError": "placement",
     "ObjectStoreFullError": "host_memory",
     "OutOfDiskError": "disk_full",
     "RuntimeEnvSetupError": "environment",
