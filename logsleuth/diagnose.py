@@ -86,46 +86,33 @@ CHAIN_LINES = 60  # a chained traceback ("During handling of the above exception
 _RAY_REMOTE_PID = re.compile(r"RayTaskError\([\w.]+\)[^\n]*?\(pid=(\d+)")
 
 
-def _remote_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match | None:
-    """For a catch-all cause on Ray's ``RayTaskError``: a specific cause matched in the named remote process's output."""
-    m = _RAY_REMOTE_PID.search(winner.event.text)
-    if m is None:
-        return None
-    pid = int(m[1])
-    for c in causes:
-        if (
-            c is not winner
-            and c.priority > GENERIC_PRIORITY
-            and not rules.by_id[c.rule_id].spec.fallback
-            and c.event.pid == pid
-        ):
-            return c
-    return None
-
-
 def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match:
     """A catch-all cause (some exception) followed, in the same process's output and within ``CHAIN_LINES``, by a
     specific cause is that cause: ``basic_ios::clear: iostream error`` raised while torch.save hit a full disk. A
-    catch-all on Ray's ``RayTaskError`` yields to a specific cause in the remote process it names (``_remote_specific``)."""
-    remote = _remote_specific(winner, causes, rules)
-    if remote is not None:
-        return remote
+    catch-all on Ray's ``RayTaskError`` yields first to a specific cause in the remote process it names, wherever that
+    is printed (``_RAY_REMOTE_PID``)."""
     ev = winner.event
     limit = _chain_limit(ev)
+    remote = _RAY_REMOTE_PID.search(ev.text)
+    remote_pid = int(remote[1]) if remote else None
+    chained: Match | None = None
     for m in causes:
         e = m.event
-        if (
-            m is winner
-            or m.priority <= GENERIC_PRIORITY
-            or rules.by_id[m.rule_id].spec.fallback
-            or e.path != ev.path
-            or e.rank != ev.rank
-            or e.pid != ev.pid
-        ):
+        if m is winner or m.priority <= GENERIC_PRIORITY or rules.by_id[m.rule_id].spec.fallback:
             continue
-        if 0 <= e.line - ev.end_line <= limit:
+        if remote_pid is not None and e.pid == remote_pid:
             return m
-    return winner
+        if (
+            chained is None
+            and e.path == ev.path
+            and e.rank == ev.rank
+            and e.pid == ev.pid
+            and 0 <= e.line - ev.end_line <= limit
+        ):
+            chained = m
+            if remote_pid is None:
+                break
+    return chained or winner
 
 
 # exceptions whose message carries a tool's whole output after the traceback (torch inductor's ``CppCompileError``:
