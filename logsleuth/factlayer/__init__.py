@@ -27,7 +27,7 @@ GATE: tuple[str, ...] = (
     r"exited with (?:exit )?code",
     r"HIP error",
     # NCCL's return-code trace (include/checks.h NCCLCHECK: INFO "%s:%d -> %d")
-    r"\.(?:cc|cu|h):\d+ -> \d",
+    r"\.(?:cc|cu|h|c|cpp):\d+ -> \d",
     r"Worker exit type",
     r"died unexpectedly, shutting down",
     r"Bus error",

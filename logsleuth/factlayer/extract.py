@@ -461,6 +461,11 @@ _CS_WORDS = (
     "NVRM",
     "NCCL WARN",
     ".cc:",
+    # the other source extensions NCCL's return-code trace names (``_NCCL_TRACE``: include/*.h, *.cu builds, plugins)
+    ".h:",
+    ".cu:",
+    ".c:",
+    ".cpp:",
     "KeyboardInterrupt",
     "Last error:",
     "NCCL_CUMEM_ENABLE",
