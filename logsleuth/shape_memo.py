@@ -1,7 +1,7 @@
 """Where digit-blind regexes match a line, found once per line shape.
 
-A regex with no literal digit 1-9 (``\\d`` only) cannot tell the digits 1-9 apart, so on two ASCII lines of one
-shape (``parse.masking.shape_of``: each digit 2-9 written as 1, 0 kept) it matches at the same places. Progress,
+A regex with no literal digit (``\\d`` only) cannot tell the digits apart, so on two ASCII lines of one shape
+(``line_shape``: each digit written as 1) it matches at the same places. Progress,
 loss and memory lines repeat one shape per logging statement thousands of times; their trackers read the spans
 found on the first line of a shape and only slice the numbers out of later ones.
 """
@@ -41,5 +41,11 @@ class ShapeMemo(Generic[T]):
 
 
 def line_shape(text: str) -> bytes | None:
-    """``shape_of(text)`` for a one-line text (None for several lines: the trackers read those as they are)."""
-    return None if "\n" in text else shape_of(text)
+    """``shape_of(text)`` with 0 written as 1 too, for a one-line text (None for several lines: the trackers read
+    those as they are). The trackers' regexes hold no literal digit at all (``tests/test_shape_memo.py`` checks), so
+    they cannot tell 0 from the other digits either; keeping 0 apart gave a progress line thousands of shapes (one
+    per place a 0 falls in its floats) and the memo little to remember."""
+    if "\n" in text:
+        return None
+    shape = shape_of(text)
+    return shape.replace(b"0", b"1") if shape is not None and b"0" in shape else shape

@@ -34,6 +34,10 @@ def mask(text: str) -> str:
     shape = shape_of(text)
     if shape is None:
         return _mask(text)
+    if b"0" in shape and b"0x" not in shape and b"0X" not in shape:
+        # without a "0x" no mask tells 0 from the other digits either: one key for all of them (a progress line's
+        # floats give thousands of shapes that differ only where a 0 falls, and one template)
+        shape = shape.replace(b"0", b"1")
     parts = _SHAPES.get(shape)
     if parts is None:
         parts = _parts(shape.decode())
