@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import regex
 
 from logsleuth import memory_trend, numeric_tail, progress
