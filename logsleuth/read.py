@@ -14,6 +14,7 @@ error mid-file ends the file's lines where the fault is, the lines before it are
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 import zlib
@@ -281,7 +282,7 @@ class Decompressed(io.RawIOBase):
 def _open(path: str) -> tuple[BinaryIO, Decompressed | None]:
     """The file's (decompressed) byte stream, and its ``Decompressed`` layer for compressed files."""
     if path == "-":
-        return sys.stdin.buffer, None
+        return _docker_json(sys.stdin.buffer), None
     kind = _compression(path)  # by magic bytes, not by suffix
     if kind == "zst":
         try:
@@ -293,9 +294,69 @@ def _open(path: str) -> tuple[BinaryIO, Decompressed | None]:
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), path) from exc
     if kind is None:
-        return raw, None
+        return _docker_json(raw), None
     dec = Decompressed(raw, kind)
-    return io.BufferedReader(dec, BUFFER_BYTES), dec
+    return _docker_json(io.BufferedReader(dec, BUFFER_BYTES)), dec
+
+
+def _docker_json(stream: Any) -> Any:
+    """``stream``, or its ``DockerJsonLines`` view when it starts like a docker json-file log."""
+    peek = getattr(stream, "peek", None)
+    if peek is not None and peek(7)[:7] == b'{"log":':
+        return io.BufferedReader(DockerJsonLines(stream), BUFFER_BYTES)
+    return stream
+
+
+class DockerJsonLines(io.RawIOBase):
+    """The console a docker ``json-file`` log holds (``/var/lib/docker/containers/<id>/<id>-json.log``: one JSON
+    object per line, ``{"log": "<text>\\n", "stream": "stderr", "time": "<RFC 3339 nano>"}``, moby
+    ``daemon/logger/jsonfilelog``), as plain text: each record's ``log`` behind its ``time`` (which the parser reads
+    as a container runtime's time, ``parse.prefix``). A line the daemon split (16 KiB, no ``\\n`` at the end of
+    ``log``) goes on in the next record, as it does here; a line that is not such a record passes as it is.
+
+    Args:
+        raw: the file's (decompressed) byte stream, buffered (closed with this object).
+    """
+
+    def __init__(self, raw: BinaryIO) -> None:
+        super().__init__()
+        self._raw = raw
+        self._out, self._pos = b"", 0
+        self._open_line = False  # the last record's text did not end its line: no time in front of the next
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while self._pos >= len(self._out):
+            chunk = self._raw.readlines(BUFFER_BYTES)
+            if not chunk:
+                return 0
+            self._out, self._pos = b"".join(self._decode(line) for line in chunk), 0
+        n = min(len(b), len(self._out) - self._pos)
+        b[:n] = self._out[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+    def _decode(self, line: bytes) -> bytes:
+        if not line.startswith(b'{"log":'):
+            self._open_line = False
+            return line
+        try:
+            rec = json.loads(line)
+            text, when = rec["log"], rec.get("time", "")
+        except (ValueError, KeyError, TypeError):
+            return line
+        if not isinstance(text, str):
+            return line
+        head = f"{when} " if when and not self._open_line else ""
+        self._open_line = not text.endswith("\n")
+        return (head + text).encode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        if self._raw is not sys.stdin.buffer:
+            self._raw.close()
+        super().close()
 
 
 def _check_text(head: bytes, path: str) -> None:

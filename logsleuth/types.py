@@ -34,7 +34,8 @@ class Event:
         local_rank: local rank (torchrun ``[default3]:`` prefix, elastic ``local_rank: 3``).
         source: which software printed it (see ``Source``).
         level: severity printed or inferred (see ``Level``).
-        text: the original text, ANSI codes removed; lines joined by ``\\n`` for blocks.
+        text: the original text, ANSI codes and a log collector's prefix (docker compose ``svc-1  | ``, syslog/journald
+            ``Nov 28 10:00:00 host ident[pid]: ``, ``kubectl logs --prefix``) removed; lines joined by ``\\n`` for blocks.
         template: ``text``'s message with variable parts masked (``<NUM>``, ``<IP>``...).
         params: extra fields a recogniser extracted (e.g. ``exc_type``, ``exitcode``, ``user_frame``).
     """

@@ -171,6 +171,10 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 yield finish_tb(key)
             continue
         pre, body = strip(text)
+        if pre.collector:
+            # a log collector's prefix (docker compose, syslog, ``kubectl logs --prefix``) is the store's, not the
+            # job's: the event's text starts after it (facts and rules read the line as the job printed it)
+            text = text[pre.collector :]
         key = (pre.rank, pre.local_rank, pre.pid, pre.host, pre.actor)
         # a traceback logged through vLLM's logger: each line behind the record's own prefix (vllm.logged_message)
         logged, tag = vllm.logged_message(body) if body[:1] in "DIWEC" else (body, "")

@@ -51,6 +51,40 @@ _PDSH = regex.compile(r"(?P<host>(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][A-Za-z0-9-]*\d
 # words a process (not pdsh) puts before ": " that look like a host: "python3: can't open file", dtype keys; Slurm's
 # own "slurmstepd-<node>: error: ..." is left whole (facts read it)
 _NOT_HOSTS = frozenset({"fp16", "bf16", "fp32", "fp8", "int8", "int4", "tf32", "python2", "python3"})
+# A log collector's prefix, outermost of all (a job's console read back through the tool that stored it):
+# - docker compose (``docker compose logs``/``up``): "<service>-<index>  | " (Compose v2; v1 wrote "<service>_<index>"),
+#   the names padded to one width (docker/compose ``cmd/formatter/logs.go``); taken only with the index, so a table
+#   row ("loss | 0.5") is never read as one. The container name is the host.
+_COMPOSE = regex.compile(r"(?P<host>[A-Za-z0-9][A-Za-z0-9_.-]*?[-_]\d+) +\| ?")
+# - syslog / journald (``journalctl`` short format, RFC 3164): "Nov 28 10:00:00 node-1 python3[1234]: " (kernel lines
+#   "... node-1 kernel: "); ``-o short-iso`` writes an ISO time instead, taken only with a [pid] or "kernel" so that
+#   python logging's "2026-11-28T10:00:00 INFO name: msg" stays whole
+_SYSLOG = regex.compile(
+    r"(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(?P<day>\d{1,2}) (?P<clock>\d\d:\d\d:\d\d)"
+    r" (?P<host>[\w.-]+) (?P<ident>[\w./@:-]+?)(?:\[(?P<pid>\d+)\])?: "
+)
+_SYSLOG_ISO = regex.compile(
+    r"(?P<date>\d{4}-\d\d-\d\d)T(?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)(?:Z|[+-]\d\d:?\d\d)"
+    r" (?P<host>[\w.-]+) (?:(?P<ident>[\w./@:-]+?)\[(?P<pid>\d+)\]|kernel): "
+)
+# - moreutils ``ts`` (default format "%b %d %H:%M:%S "), piped after the job: the syslog time alone
+_TS = regex.compile(
+    r"(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (?P<day>\d\d) (?P<clock>\d\d:\d\d:\d\d) (?=\S| )"
+)
+_MONTHS = {
+    m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)
+}
+# - ``kubectl logs --prefix``: "[pod/<pod>/<container>] "; the pod is the host
+# - a container runtime's time (``docker logs -t``, ``kubectl logs --timestamps``: Go's RFC 3339 with nanoseconds,
+#   "2026-11-28T10:00:00.123456789Z "; a tab in CloudWatch exports), alone or after one of the above; the zone
+#   designator is required, so python logging's "2026-11-28 10:00:00,123 " is never one. The kubelet's own files
+#   (/var/log/pods/.../0.log, the CRI log format) add the stream and a full/partial tag: "<time> stderr F <line>".
+_RUNTIME_TIME = regex.compile(
+    r"(?P<date>\d{4}-\d\d-\d\d)T(?P<clock>\d\d:\d\d:\d\d(?:\.\d{1,9})?)(?:Z|[+-]\d\d:\d\d)[ \t]"
+    r"(?:(?:stdout|stderr) [FP] )?"
+)
+_KUBECTL = regex.compile(r"\[pod/(?P<host>[\w.-]+)/[\w.-]+\] ")
+
 # "[repeated 7x across cluster]" (Ray log deduplication) at the end of a line
 REPEATED = regex.compile(r"\s*\[repeated (?P<n>\d+)x across cluster\]\s*$")
 
@@ -67,6 +101,7 @@ class Prefix:
     actor: str | None = None
     ray: bool = False
     repeated: int = 1
+    collector: int = 0  # length of a log collector's prefix at the start of the line (``_collector``), else 0
 
 
 def strip(text: str) -> tuple[Prefix, str]:
@@ -77,7 +112,9 @@ def strip(text: str) -> tuple[Prefix, str]:
         ``[repeated Nx across cluster]``).
     """
     pre = Prefix()
-    body = text
+    body = _collector(text, pre)
+    # the job's own clock, printed after a collector's, wins: it is the one the ranks' other lines are on
+    collected_at, pre.time = pre.time, None
     # a launcher's tag is outermost: "[1,3]<stderr>:", "3: ", "gpu003: " (cheap tests first: most lines have none)
     c = body[:1]
     if c == "[":
@@ -95,7 +132,7 @@ def strip(text: str) -> tuple[Prefix, str]:
                 if (w.isdigit() or (c == "P" and w[1:2].isdigit())) and (m := _SLURM_LABEL.match(body)):
                     pre.rank = plausible.rank(m["task"])
                     body = body[m.end() :]
-            if body is text and c.isalnum() and " " not in word and (m := _PDSH.match(body)):
+            if body is text and c.isalnum() and " " not in word and (m := _PDSH.match(body)):  # no collector's
                 host = m["host"]
                 if host.lower() not in _NOT_HOSTS and not host.startswith("slurmstepd"):
                     pre.host = host
@@ -151,9 +188,49 @@ def strip(text: str) -> tuple[Prefix, str]:
                 body = body[m.end() :]
                 continue
         break
+    if pre.time is None:
+        pre.time = collected_at
     if body.endswith("]") and "repeated" in body:
         m = REPEATED.search(body)
         if m:
             pre.repeated = plausible.number(m["n"]) or 1
             body = body[: m.start()]
     return pre, body
+
+
+def _collector(text: str, pre: Prefix) -> str:
+    """``text`` without a log collector's prefix (docker compose, syslog/journald, ``kubectl logs --prefix``, then a
+    container runtime's RFC 3339 time), whose host, pid and time go to ``pre`` and whose length to ``pre.collector``;
+    ``text`` itself when it has none (cheap tests first: most lines have none)."""
+    c = text[:1]
+    m = None
+    if c.isalpha():
+        if c in "ADFJMNOS" and text[3:4] == " ":
+            if (m := _SYSLOG.match(text)) is None and (t := _TS.match(text)) is not None:  # ``ts``: a time, no host
+                pre.time = timestamps.yearless(str(_MONTHS[t["mon"]]), t["day"], t["clock"])
+                pre.collector = t.end()
+                return text[t.end() :]
+            if m is not None:
+                pre.time = timestamps.yearless(str(_MONTHS[m["mon"]]), m["day"], m["clock"])
+        elif "| " in text[:96]:
+            m = _COMPOSE.match(text)
+    elif c.isdigit():
+        if text[10:11] == "T" and (m := _SYSLOG_ISO.match(text)):
+            pre.time = timestamps.full(m["date"], m["clock"])
+        elif "| " in text[:96]:
+            m = _COMPOSE.match(text)
+    elif c == "[" and text.startswith("[pod/"):
+        m = _KUBECTL.match(text)
+    end = 0
+    if m is not None:
+        pre.host = m["host"]
+        if m.groupdict().get("pid"):
+            pre.pid = plausible.pid(m["pid"])
+        end = m.end()
+    if text[end + 10 : end + 11] == "T" and (t := _RUNTIME_TIME.match(text, end)):
+        pre.time = timestamps.full(t["date"], t["clock"])
+        end = t.end()
+    if end:
+        pre.collector = end
+        return text[end:]
+    return text
