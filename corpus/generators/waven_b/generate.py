@@ -164,7 +164,8 @@ def ray_procs() -> list[psutil.Process]:
     found: dict[int, psutil.Process] = {}
     for proc in psutil.process_iter(["cmdline"]):
         with contextlib.suppress(psutil.Error):
-            if any(RAY_DIR in part for part in (proc.info["cmdline"] or [])):
+            # the Ray client server is started without the temp dir in its command line: match its GCS address too
+            if any(RAY_DIR in part or part.endswith(":6531") for part in (proc.info["cmdline"] or [])):
                 found[proc.pid] = proc
                 for c in proc.children(recursive=True):
                     found[c.pid] = c
