@@ -42,8 +42,9 @@ CONTRADICTED_BY = {"training_divergence": "numbers_recovered"}
 
 
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
-# exited 0 by its launcher's report), which a vote on the job's lines does not overrule
-SUCCESS_FACTS = frozenset({"teardown-after-success"})
+# exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure), which a
+# vote on the job's lines does not overrule
+SUCCESS_FACTS = frozenset({"teardown-after-success", "resumed-after-failure"})
 
 
 def rule_decides(d: Diagnosis) -> bool:

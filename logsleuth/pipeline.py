@@ -34,6 +34,7 @@ from .parse.timestamps import YEARLESS, iso_dated
 from .plausible import ranges
 from .progress import NOT_COUNTED, ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
+from .recovered import resumed_after_failure
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView
 from .shape_memo import line_shape
@@ -536,6 +537,8 @@ def decide(
     # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the
     # model's vote on its lines does not overrule
     torn = teardown_after_success(evidence, diag)
+    # a failure the ranks went on from (a restarted worker resumed past it): read from per-rank progress, final too
+    torn = resumed_after_failure(evidence, torn)
     if torn is not diag:
         diag = dataclasses.replace(torn, ranks=_rank_summary(evidence, torn))
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer

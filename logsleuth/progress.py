@@ -15,6 +15,7 @@ one record per rank), then ``tracker.ranks`` and ``silent_first(tracker.ranks)``
 from __future__ import annotations
 
 import enum
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import median
@@ -36,6 +37,7 @@ _METRIC = regex.compile(
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
 GATE: tuple[str, ...] = (r"(?i:step|iter)",)
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
+MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one)
 RANK_TAG = regex.compile(r"\[rank(\d+)\]")
 
@@ -53,6 +55,8 @@ class RankProgress:
         last_time: the time of this rank's last timed line of any kind.
         lines: how many progress lines this rank printed.
         intervals: seconds between consecutive timed progress lines (the last ``MAX_INTERVALS``).
+        recent: the last ``MAX_RECENT`` progress lines as ``(path, line, time, counter)`` (``recovered``: did the rank
+            go past where it was when something failed).
     """
 
     rank: int
@@ -64,6 +68,9 @@ class RankProgress:
     last_time: datetime | None = None
     lines: int = 0
     intervals: list[float] = field(default_factory=list)
+    recent: deque[tuple[str, int, datetime | None, tuple[int, int, int]]] = field(
+        default_factory=lambda: deque(maxlen=MAX_RECENT), repr=False, compare=False
+    )
 
     def to_dict(self) -> dict[str, object]:
         from .parse.timestamps import iso_dated
@@ -179,6 +186,7 @@ class ProgressTracker:
                 del rp.intervals[:-MAX_INTERVALS]
         rp.counter, rp.path, rp.line, rp.text, rp.lines = c, ev.path, ev.line, ev.text, rp.lines + 1
         rp.time = t or rp.time
+        rp.recent.append((ev.path, ev.line, t if t is not None else when, c))
         return c
 
 

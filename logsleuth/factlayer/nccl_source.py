@@ -231,6 +231,19 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
         False,
         'graph/paths.cc "Failed to find reverse path from remNode %d/%lx nlinks %d to node %d/%lx" (ncclInternalError)',
     ),
+    # the caller's ``ncclConfig_t`` holds a value this libnccl rejects: the config struct comes from other NCCL
+    # headers than the library loaded (torch built against a newer NCCL, whose ``NCCL_CONFIG_INITIALIZER`` fields -
+    # ``NCCL_CONFIG_UNDEF_INT`` = INT_MIN - land where the old library reads its own; vllm-project/vllm#1726: "Invalid
+    # config blocking attribute value -2147483648" from NCCL 2.14.3 under a torch built for a newer one, fixed by
+    # removing the second NCCL install)
+    WarnTemplate(
+        r"Invalid config \w+ attribute value -?\d+|Invalid config \w+ attribute",
+        "",
+        "library_version_mismatch",
+        False,
+        'init.cc "Invalid config blocking attribute value %d" (and the other ncclConfig_t fields: cgaClusterSize, '
+        "minCTAs, maxCTAs, netName, splitShare ...; ncclInvalidArgument)",
+    ),
     # --- placement ---
     WarnTemplate(
         r"Duplicate GPU detected|Multiple Ranks are using the same GPU|multiple ranks using the same NVML device",

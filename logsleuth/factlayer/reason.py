@@ -22,6 +22,7 @@ from ..types import Event
 from . import tables
 from .extract import CAUSE_SPLIT, facts_of, nccl_last_error, nccl_result
 from .kinds import (
+    CudaError,
     CuMemMismatch,
     ExceptionFact,
     Fact,
@@ -400,6 +401,42 @@ class NcclLastError:
         return facts if w is None else [*facts, w]
 
 
+# A CUDA check that prints where it failed on one line and the runtime's string on the next: llm.c's ``cudaCheck``
+# (``llmc/cuda_common.h``: printf("[CUDA ERROR] at file %s:%d:\n%s\n", file, line, cudaGetErrorString(error)),
+# karpathy/llm.c#63) and the like. The announcing line ends in ":" after "CUDA error"/"CUDA ERROR".
+_CUDA_ANNOUNCE = regex.compile(r"(?i)\bcuda[ _]error\b.*:\s*$")
+_CUDA_BY_MESSAGE = {e.message.lower(): e for e in tables.CUDA_ERRORS}
+
+
+@dataclass
+class CudaNextLine:
+    """``CudaError`` from the runtime's error string printed alone on the line after a CUDA check's announcement
+    (``_CUDA_ANNOUNCE``). Streaming state, one per job."""
+
+    pending: Event | None = None
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        text = ev.text
+        last, self.pending = self.pending, None
+        if "\n" not in text and ("CUDA" in text or "cuda" in text) and _CUDA_ANNOUNCE.search(text):
+            self.pending = ev
+            return facts
+        if last is None or last.path != ev.path or ev.line != last.end_line + 1 or facts:
+            return facts
+        found = _CUDA_BY_MESSAGE.get(text.strip().rstrip(".").lower())
+        if found is None:
+            return facts
+        err = CudaError(
+            event=ev,
+            name=found.name,
+            code=found.code,
+            hardware=found.hardware,
+            message=found.message,
+            family=found.family,
+        )
+        return [*facts, err]
+
+
 @dataclass
 class NcclTraces:
     """NCCL's return-code trace as a fact only where it is the job's sole account of a NCCL failure: dropped once any
@@ -432,7 +469,8 @@ class FactStream:
     exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
     consecutive overflow skips, ``OverflowRun``; an NCCL failure after processes disagreed on cuMem, ``CuMemSides``;
     how many processes ended by the same signal, ``SameSignalExits``; a GPU pair slower with P2P than without in
-    CUDA's bandwidth test, ``P2PBandwidth``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``)."""
+    CUDA's bandwidth test, ``P2PBandwidth``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``;
+    the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
@@ -441,10 +479,11 @@ class FactStream:
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
     last_error: NcclLastError = field(default_factory=NcclLastError)
     traces: NcclTraces = field(default_factory=NcclTraces)
+    cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
-        facts = self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev))))
+        facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)

@@ -134,6 +134,12 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     # op: the CUDA toolkit beside torch is missing or of another version
     "MissingCUDAException": "environment",
     "CUDAMismatchException": "environment",
+    # Accelerate (``accelerate/utils/operations.py``): ``verify_operation`` raises ``DistributedOperationException``
+    # ("Cannot apply desired operation due to shape mismatches. All shapes across devices must be valid. ... Input
+    # shapes: - Process 0: [16, 174] - Process 1: [16, 167]") before a gather/reduce/broadcast whose tensors differ in
+    # shape across processes, and ``chained_operation`` re-raises it ("Error found while calling `...`"): the ranks
+    # passed different shapes to one collective (unpadded variable-length batches, charent/ChatLM-mini-Chinese#36)
+    "DistributedOperationException": "collective_mismatch",
 }
 # Modules whose ``OutOfMemoryError`` is the CUDA caching allocator's (Ray's ``ray.exceptions.OutOfMemoryError`` is
 # the host memory monitor's: ``ray/exceptions.py``).

@@ -1,0 +1,119 @@
+"""A failure the job recovered from: ``no_failure`` when every rank that prints progress restarted after the first
+failure (its steps went back) and then got past where it was, and nothing failed after that.
+
+Launchers restart failed workers (torchrun ``--max-restarts``, Ray Train's ``FailureConfig(max_failures)``, Lightning
+fault-tolerant or a SLURM requeue into the same log) and training loops resume from their last checkpoint: the log
+then holds a real failure (a worker killed by SIGKILL, an exception, the peers' lost connections) followed by the same
+ranks printing steps again, past the step they had reached. The failure cost time, not the job. The facts are the
+per-rank progress points (``progress.RankProgress.recent``) around the first failure's line; a rank that never printed
+progress decides nothing (it may be the one that was killed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact
+from .progress import RankProgress, _fmt
+from .taxonomy import title as taxonomy_title
+from .types import Diagnosis, Event, Fix
+
+if TYPE_CHECKING:
+    from .evidence import JobEvidence
+
+RULE_ID = "resumed-after-failure"
+CONFIDENCE = 0.75
+MIN_STEPS_AFTER = 3  # progress lines a rank must print after the failure (one or two can precede a blocked collective)
+_FAILED = (ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact)
+
+Point = tuple[str, int, datetime | None, tuple[int, int, int]]
+
+
+def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when the job recovered from its first failure (module docstring): every rank
+    with progress lines printed at least ``MIN_STEPS_AFTER`` of them after ``diag.first_failure``, the first of them
+    back at or below a counter it printed before (a restart) and the furthest above all of those, and no rule match, unexplained error or failure fact (exception, process exit,
+    signal, scheduler verdict) comes after the earliest of those resumed lines. Else ``diag`` unchanged. The failure's
+    evidence is kept as symptoms."""
+    first = diag.first_failure
+    if diag.verdict != "failure" or first is None:
+        return diag
+    printing = [rp for rp in evidence.progress.values() if rp.lines]
+    if not printing:
+        return diag
+    t_first = evidence.time_of(first) or first.time
+    resumed: list[tuple[RankProgress, Point, tuple[int, int, int], tuple[int, int, int]]] = []
+    for rp in printing:
+        points = list(rp.recent)
+        after = [p for p in points if _after(p, first.path, first.end_line, t_first)]
+        if len(after) < MIN_STEPS_AFTER:
+            return diag
+        before = [p for p in points if not _after(p, first.path, first.end_line, t_first)]
+        top_before = max((p[3] for p in before), default=None)
+        top_after = max(p[3] for p in after)
+        # restarted: the first step after the failure is back at or below one already printed (a resume from the last
+        # checkpoint, or from the start); then went past the furthest. A loop that only went on (a failed side tool,
+        # a skipped batch) shows no restart and decides nothing here.
+        if top_before is None or after[0][3] > top_before or top_after <= top_before:
+            return diag
+        resumed.append((rp, after[0], top_before, top_after))
+    if any(_failed_after(evidence, e, point) for _rp, point, _b, _a in resumed for e in _failures(evidence)):
+        return diag
+    went = "; ".join(
+        f"rank {rp.rank} had reached {_fmt(b)}, resumed at {_fmt(p[3])} and reached {_fmt(a)}"
+        for rp, p, b, a in sorted(resumed, key=lambda r: r[0].rank)[:4]
+    )
+    message = (
+        f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): {went}, "
+        "and nothing failed after that (a restarted or retried worker resumed). The failure cost time, not the job."
+    )
+    return dataclasses.replace(
+        diag,
+        verdict="no_failure",
+        root_cause="no_failure",
+        title=taxonomy_title("no_failure"),
+        message=message,
+        confidence=CONFIDENCE,
+        method="rule",
+        rule_id=RULE_ID,
+        severity=None,
+        first_failure=None,
+        symptoms=tuple(diag.evidence) + tuple(diag.symptoms),
+        evidence=(),
+        fix=Fix(
+            summary="Nothing to fix for the run itself; the failure it recovered from is listed as a symptom. If it "
+            "repeats, it is worth a look: each restart repeats the steps since the last checkpoint."
+        ),
+    )
+
+
+def _failures(evidence: JobEvidence) -> list[Event]:
+    """Events that say something failed: rule matches, unexplained errors, failure facts."""
+    out = [m.event for m in evidence.matches]
+    out.extend(evidence.unexplained)
+    out.extend(
+        f.event
+        for f in evidence.facts
+        if isinstance(f, _FAILED) and not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal)
+    )
+    return out
+
+
+def _failed_after(evidence: JobEvidence, e: Event, point: Point) -> bool:
+    """``e`` printed after the resumed progress line ``point``."""
+    return _after((e.path, e.line, evidence.time_of(e) or e.time, (0, 0, 0)), point[0], point[1], point[2])
+
+
+def _after(p: Point, path: str, line: int, t: datetime | None) -> bool:
+    """Progress point (or event) ``p`` printed after ``path:line`` (time ``t``): by line in one file, else by time (a
+    year-less clock compared by date and time of day)."""
+    if p[0] == path:
+        return p[1] > line
+    tp = p[2]
+    if tp is None or t is None or (tp.tzinfo is None) != (t.tzinfo is None):
+        return False
+    if tp.year != t.year:
+        tp, t = tp.replace(year=2000), t.replace(year=2000)
+    return tp > t
