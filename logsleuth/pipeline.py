@@ -30,6 +30,7 @@ from .jobfiles import error_file_event, error_files, infer
 from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
 from .numeric_tail import NumericTail, loss_exploded
 from .parse import parse
+from .parse.decoration import undecorate
 from .parse.timestamps import YEARLESS, iso_dated
 from .plausible import ranges
 from .progress import NOT_COUNTED, ProgressTracker, silent_first
@@ -415,7 +416,7 @@ def collect(
         f = facts[path]
         seen.comm_ranks.clear()  # a file's path may name its rank: NCCL's communicator ranks are per file
         try:
-            consume(parse(iter_lines(path, read_stats, lgate, seen), path, f), rules, state)
+            consume(parse(undecorate(iter_lines(path, read_stats, lgate, seen)), path, f), rules, state)
         except SizeLimitError:
             raise
         except InputError as exc:

@@ -38,6 +38,11 @@ WRAP: dict[str, Callable[[int, str], str]] = {
     "moreutils_ts": lambda i, line: f"Nov 28 10:{i // 60 % 60:02d}:{i % 60:02d} {line}",
     "kubectl_prefix": lambda i, line: f"[pod/trainer-0/pytorch] {line}",
     "kubectl_timestamps": lambda i, line: f"2026-11-28T10:{i // 60 % 60:02d}:{i % 60:02d}.123456789Z {line}",
+    # a paste's decoration on every line (``parse/decoration.py``): a mail/Markdown quote, an indented block, line numbers
+    "quoted": lambda i, line: f"> {line}",
+    "indented": lambda i, line: f"    {line}",
+    "grep_n": lambda i, line: f"{i + 1}:{line}",
+    "cat_n": lambda i, line: f"{i + 1:6d}\t{line}",
     # the kubelet's CRI log file (kubernetes/cri-api ``pkg/apis/runtime/v1`` log format)
     "cri_log_file": lambda i, line: f"2026-11-28T10:{i // 60 % 60:02d}:{i % 60:02d}.123456789Z stderr F {line}",
 }
@@ -146,3 +151,22 @@ def test_docker_json_records_are_decoded_and_other_lines_pass() -> None:
         "2026-11-28T10:00:00.3Z ValueError: bad value",
         '{"loss": 1.5}',
     ]
+
+
+def test_decoration_is_read_from_the_files_own_lines() -> None:
+    from logsleuth.parse.decoration import undecorate
+
+    def run(lines: list[str]) -> list[str]:
+        return [t for _n, t in undecorate(enumerate(lines, 1))]
+
+    # srun --label task ids (from 0, repeating) are Slurm's prefix, not line numbers
+    srun = ["0: step 1 loss 2.0", "1: step 1 loss 2.1", "0: step 2 loss 1.9", "1: step 2 loss 2.0"]
+    assert run(srun) == srun
+    # an excerpt that starts inside a traceback keeps its frames' own two spaces
+    tb = ['  File "a.py", line 3, in f', "    g()", '  File "b.py", line 9, in g', "    raise ValueError"]
+    assert run(tb) == tb
+    indented = [f"    {t}" for t in tb]
+    assert run(indented) == tb
+    # a file some of whose lines lack the quote is left as it is
+    mixed = ["> a", "b", "> c", "d"]
+    assert run(mixed) == mixed
