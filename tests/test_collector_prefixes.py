@@ -43,6 +43,8 @@ WRAP: dict[str, Callable[[int, str], str]] = {
     "indented": lambda i, line: f"    {line}",
     "grep_n": lambda i, line: f"{i + 1}:{line}",
     "cat_n": lambda i, line: f"{i + 1:6d}\t{line}",
+    # a terminal's hard wrap at 100 columns (every long line cut into pieces of exactly 100 characters)
+    "hard_wrap_100": lambda i, line: "\n".join(line[k : k + 100] for k in range(0, max(len(line), 1), 100)),
     # the kubelet's CRI log file (kubernetes/cri-api ``pkg/apis/runtime/v1`` log format)
     "cri_log_file": lambda i, line: f"2026-11-28T10:{i // 60 % 60:02d}:{i % 60:02d}.123456789Z stderr F {line}",
 }

@@ -83,3 +83,11 @@ def test_a_restart_that_failed_again_is_not_recovered(tmp_path: Path) -> None:
     assert analyze([str(log)], model=False).root_cause == "no_failure"  # so far: recovered
     log.write_text("\n".join([*src[: past + 1], kill]) + "\n")
     assert analyze([str(log)], model=False).root_cause == "host_oom_killed"
+
+
+def test_a_hard_wrapped_paste_is_joined_again() -> None:
+    # syslog's copy of Ray's raylet lines, hard-wrapped at 116 columns as pasted (vllm-project/vllm#1160): the
+    # memory monitor's "Workers (tasks / actors) killed due to memory pressure (OOM)" spans two pieces
+    assert analyze([str(CORPUS / "gh-vllm-project-vllm-1160/raylet_syslog.log")], model=False).root_cause == (
+        "host_oom_killed"
+    )
