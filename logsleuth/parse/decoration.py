@@ -26,6 +26,7 @@ SAMPLE = 64  # non-blank lines read ahead to decide (fewer when the file is shor
 MIN_LINES = 3  # line numbers are only read off a file with at least this many non-blank lines
 SLACK = 0.05  # share of sampled lines that may lack a quote or a line number
 MIN_WRAPPED = 3  # lines cut at one width before a paste is read as hard-wrapped
+MIN_ENDS = 2  # of them followed by a shorter piece (the end of a wrapped line)
 MIN_WIDTH, MAX_WIDTH = 40, 1000  # widths a terminal or mail client wraps at
 _QUOTE = regex.compile(r">+ ?")
 _NUMBERED = regex.compile(r"(?P<n>\d{1,9})(?::|-(?=\S)|\t)|\s+(?P<n2>\d{1,9})\t")
@@ -59,8 +60,8 @@ def undecorate(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
 def _wrap_width(sample: list[str]) -> int | None:
     """The width a paste was hard-wrapped at (a terminal or mail client folding long lines into pieces of exactly
     ``width`` characters), or None: the longest sampled length, when at least ``MIN_WRAPPED`` lines (and a tenth of the
-    sample) have exactly it and at least half of those break inside a run of text (no space on either side of the
-    cut)."""
+    sample) have exactly it, at least half of those break inside a run of text (no space on either side of the cut),
+    and at least ``MIN_ENDS`` are followed by a shorter piece."""
     if len(sample) < MIN_WRAPPED:
         return None
     width = max(len(t) for t in sample)
@@ -72,7 +73,9 @@ def _wrap_width(sample: list[str]) -> int | None:
     inside = sum(
         1 for i in cut if i + 1 < len(sample) and not sample[i][-1:].isspace() and not sample[i + 1][:1].isspace()
     )
-    return width if inside * 2 >= len(cut) else None
+    # a wrapped line ends in a shorter piece: lines that all have one length (a line repeated) are not pieces
+    ends = sum(1 for i in cut if i + 1 < len(sample) and len(sample[i + 1]) < width)
+    return width if inside * 2 >= len(cut) and ends >= MIN_ENDS else None
 
 
 def _unwrap(lines: Iterable[tuple[int, str]], width: int) -> Iterator[tuple[int, str]]:
