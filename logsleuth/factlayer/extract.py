@@ -491,7 +491,6 @@ _CS_WORDS = (
     "skipped=",
     "terminate called",
     "frame #",
-    ".so",
 )
 _CI_WORDS = (
     "exitcode",
@@ -549,6 +548,7 @@ def _native_check():  # noqa: ANN202 - native.any_matcher's function, or None
                     *(f"(?i){re.escape(w)}" for w in _CI_WORDS if w == w.lower()),
                     _NANINF.pattern,
                     r"(?s)(?:@.*0x|0x.*@)",
+                    r"(?s)(?:\.so.*0x|0x.*\.so)",
                 ]
             )
         )
@@ -569,7 +569,9 @@ def _may_hold_facts_py(text: str) -> bool:
         return True
     if ("nan" in low or "inf" in low) and _NANINF.search(text):
         return True
-    return "@" in text and "0x" in text
+    # a native frame names an address and its library (``_frames``): "(0x7f.. in /x/libc10.so)", "lib.so(+0x..)[0x..]";
+    # a shared object named without an address (NCCL's "No plugin found (libnccl-net.so)") states nothing
+    return "0x" in text and ("@" in text or ".so" in text)
 
 
 def facts_of(ev: Event) -> tuple[Fact, ...]:
