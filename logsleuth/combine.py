@@ -45,12 +45,15 @@ CONTRADICTED_BY = {"training_divergence": "numbers_recovered"}
 # exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure), which a
 # vote on the job's lines does not overrule
 SUCCESS_FACTS = frozenset({"teardown-after-success", "resumed-after-failure"})
+# failure verdicts read from facts about how the job ended that a vote on its lines does not overrule
+# (``interrupted.interrupted_while_waiting``: the user's Ctrl-C with nothing failed before it)
+FINAL_FACTS = frozenset({"interrupted-while-waiting"})
 
 
 def rule_decides(d: Diagnosis) -> bool:
-    """True when the rules' answer is final: a cause rule of high+ severity and confidence, or a healthy verdict read
-    from facts that the job succeeded (``SUCCESS_FACTS``)."""
-    if d.verdict == "no_failure" and d.rule_id in SUCCESS_FACTS:
+    """True when the rules' answer is final: a cause rule of high+ severity and confidence, a healthy verdict read
+    from facts that the job succeeded (``SUCCESS_FACTS``), or a verdict read from how the job ended (``FINAL_FACTS``)."""
+    if d.verdict == "no_failure" and d.rule_id in SUCCESS_FACTS or d.rule_id in FINAL_FACTS:
         return True
     if d.verdict != "failure" or d.rule_id is None or d.severity is None or not d.evidence:
         return False

@@ -32,6 +32,7 @@ from .numeric_tail import NumericTail, loss_exploded
 from .parse import parse
 from .parse.decoration import undecorate
 from .parse.timestamps import YEARLESS, iso_dated
+from .peer_left import peer_left_cleanly
 from .plausible import ranges
 from .progress import NOT_COUNTED, ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
@@ -534,12 +535,15 @@ def decide(
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)
     diag = peer_lost_while_memory_grew(evidence, diag)
+    diag = peer_left_cleanly(evidence, diag)  # mp.spawn's only failure lost its peer: the others had exited cleanly
     diag = loss_exploded(evidence, diag)
     # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the
     # model's vote on its lines does not overrule
     torn = teardown_after_success(evidence, diag)
     # a failure the ranks went on from (a restarted worker resumed past it): read from per-rank progress, final too
     torn = resumed_after_failure(evidence, torn)
+    # the user's Ctrl-C with nothing failed before it: the job was waiting (a fact the model's vote does not overrule)
+    torn = interrupted_while_waiting(evidence, torn)
     if torn is not diag:
         diag = dataclasses.replace(torn, ranks=_rank_summary(evidence, torn))
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer
@@ -553,7 +557,6 @@ def decide(
     diag = ranks_in_different_collectives(evidence, diag)  # timeouts in different collectives: a mismatch
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
     diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning
-    diag = interrupted_while_waiting(evidence, diag)  # Ctrl-C with nothing failed before it: the job was waiting
     diag = _unknown_when_damaged(dated(diag, evidence.year), evidence.stats.get("skipped") or [])
     # the exception at the first failure with its chained causes ("The above exception was the direct cause...")
     return dataclasses.replace(diag, exception=exception_summary(evidence.facts, diag.first_failure))

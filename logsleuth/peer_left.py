@@ -1,0 +1,103 @@
+"""A rank that lost its peer in a collective while the launcher says no other process failed: ``collective_mismatch``.
+
+``torch.multiprocessing.spawn``'s ``ProcessContext.join`` (``torch/multiprocessing/spawn.py``) waits for its processes
+in turn and raises ``ProcessRaisedException`` ("-- Process N terminated with the following error:" and that process's
+traceback) for the first one that exits non-zero; a process that ends with exit code 0 raises nothing. So when the one
+failure it reports is a process whose collective lost its peer ("Connection closed by peer", "Connection reset by
+peer", NCCL's "remote process exited"), the peer had already left *cleanly*: that process ran a collective the others
+never issued - work guarded by ``if rank == 0`` that calls a collective (a final ``trainer.evaluate()``, a metric
+gather, a barrier), or ranks that ran a different number of steps. Nothing failed first; the ranks disagreed on the
+sequence of collectives.
+
+Only when nothing else failed: no process ended by a signal, and every exception of the job is that lost peer or a
+launcher's wrapper of it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import regex
+
+from .diagnose import decided_by_fact
+from .factlayer.kinds import ExceptionFact, ProcessExit
+from .types import Diagnosis, Fix, Match
+
+if TYPE_CHECKING:
+    from .evidence import JobEvidence
+
+RULE_ID = "peer-left-cleanly"
+CONFIDENCE = 0.7
+_SPAWN = regex.compile(r"-- Process (?P<n>\d+) terminated with the following error:")
+_LOST_PEER = regex.compile(
+    r"Connection closed by (?:remote )?peer|Connection reset by peer|Broken pipe|remote process exited"
+    r"|Socket Timeout|(?i:peer.{0,40}(?:closed|disconnected))"
+)
+_WRAPPERS = ("ProcessRaisedException", "ChildFailedError", "SignalException")
+QUIET = frozenset({"worker_exception", "peer_process_died", "unknown"})
+
+
+def _wrapper(f: ExceptionFact) -> bool:
+    return f.type.rsplit(".", 1)[-1] in _WRAPPERS
+
+
+def peer_left_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``collective_mismatch`` when ``mp.spawn``'s only reported failure is a process whose error
+    is a lost peer, and nothing else in the job failed (module docstring); else ``diag`` unchanged."""
+    if diag.root_cause not in QUIET:
+        return diag
+    events = (
+        *(m.event for m in evidence.matches),
+        *(f.event for f in evidence.facts),
+        *evidence.unexplained,
+        *evidence.notable,
+        *evidence.tail,
+    )
+    spawn = next((e for e in events if "terminated with the following error" in e.text and _SPAWN.search(e.text)), None)
+    if spawn is None:
+        return diag
+    m = _SPAWN.search(spawn.text)
+    assert m is not None
+    # the reported process's own error: the last exception line after the report (in this event or the next ones)
+    inner = next(
+        (
+            f.message
+            for f in evidence.facts
+            if isinstance(f, ExceptionFact)
+            and not _wrapper(f)
+            and f.event.path == spawn.path
+            and f.event.end_line >= spawn.line
+        ),
+        "",
+    )
+    if not _LOST_PEER.search(inner):
+        return diag
+    for f in evidence.facts:
+        if isinstance(f, ProcessExit) and f.signal:
+            return diag
+        if isinstance(f, ExceptionFact) and not _wrapper(f) and not _LOST_PEER.search(f.message):
+            return diag
+    who = f"process {m['n']}"
+    message = (
+        f"mp.spawn reports one failure: {who}, whose collective lost its peer ({inner.strip()[:160]}). mp.spawn "
+        "raises for the first process that exits non-zero, so the other processes had exited cleanly: this one ran a "
+        "collective they never issued (work under `if rank == 0` that gathers or waits, or a different number of "
+        "steps)."
+    )
+    ev = Match(RULE_ID, "collective_mismatch", "cause", spawn, severity="high", confidence=CONFIDENCE)
+    fix = Fix(
+        summary="A collective ran on some ranks only: the others had finished and exited, so its peers were gone.",
+        steps=(
+            f"Find the collective in {who}'s traceback (its innermost torch.distributed call) and the code path that "
+            "reaches it on one rank only: evaluation, metric gathering or saving under `if rank == 0`.",
+            "Run that step on every rank (Hugging Face `Trainer.evaluate()` and accelerate's `gather_for_metrics` are "
+            "collectives), or keep the other ranks in the job (a `barrier()` after it) until it is done.",
+            "Check that every rank runs the same number of steps (same data length, `drop_last`).",
+        ),
+        references=(
+            "https://github.com/pytorch/pytorch/blob/main/torch/multiprocessing/spawn.py",
+            "https://pytorch.org/docs/stable/distributed.html#collective-functions",
+        ),
+    )
+    title = "A collective ran on some ranks only (the others had exited cleanly)"
+    return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
