@@ -299,3 +299,27 @@ def decided_by_fact(diag: Diagnosis, match: Match, *, title: str, message: str, 
         symptoms=symptoms[:MAX_LISTED],
         fix=fix,
     )
+
+
+def healthy_by_fact(
+    diag: Diagnosis, *, rule_id: str, message: str, confidence: float, fix: Fix | None = None
+) -> Diagnosis:
+    """``diag`` turned into ``no_failure``, read from job-level facts by code (``rule_id`` names the reasoning:
+    ``teardown-after-success``, ``resumed-after-failure``); the old answer's evidence and symptoms become symptoms."""
+    from .taxonomy import title as taxonomy_title
+
+    return dataclasses.replace(
+        diag,
+        verdict="no_failure",
+        root_cause="no_failure",
+        title=taxonomy_title("no_failure"),
+        message=message,
+        confidence=confidence,
+        method="rule",
+        rule_id=rule_id,
+        severity=None,
+        first_failure=None,
+        symptoms=(tuple(diag.evidence) + tuple(diag.symptoms))[:MAX_LISTED],
+        evidence=(),
+        fix=fix if fix is not None else Fix(),
+    )

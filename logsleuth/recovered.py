@@ -11,13 +11,12 @@ progress decides nothing (it may be the one that was killed).
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact
 from .progress import RankProgress, _fmt
-from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix
 
 if TYPE_CHECKING:
@@ -69,24 +68,11 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): {went}, "
         "and nothing failed after that (a restarted or retried worker resumed). The failure cost time, not the job."
     )
-    return dataclasses.replace(
-        diag,
-        verdict="no_failure",
-        root_cause="no_failure",
-        title=taxonomy_title("no_failure"),
-        message=message,
-        confidence=CONFIDENCE,
-        method="rule",
-        rule_id=RULE_ID,
-        severity=None,
-        first_failure=None,
-        symptoms=tuple(diag.evidence) + tuple(diag.symptoms),
-        evidence=(),
-        fix=Fix(
-            summary="Nothing to fix for the run itself; the failure it recovered from is listed as a symptom. If it "
-            "repeats, it is worth a look: each restart repeats the steps since the last checkpoint."
-        ),
+    fix = Fix(
+        summary="Nothing to fix for the run itself; the failure it recovered from is listed as a symptom. If it "
+        "repeats, it is worth a look: each restart repeats the steps since the last checkpoint."
     )
+    return healthy_by_fact(diag, rule_id=RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
 def _failures(evidence: JobEvidence) -> list[Event]:

@@ -12,15 +12,13 @@ traced #3427 to CUDA graphs not released at exit).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .diagnose import decided_by_fact
+from .diagnose import decided_by_fact, healthy_by_fact
 from .factlayer.kinds import ProcessExit, RunFinished, SchedulerVerdict, SignalFact
 from .parse.timestamps import full
-from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -161,18 +159,4 @@ def teardown_after_success(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         f"Every worker finished (torchelastic: WorkerState.SUCCEEDED, {done[0].event.path}:{done[0].event.line}); "
         "the lost connection after it is the rendezvous store's host exiting first at shutdown, not a failure."
     )
-    return dataclasses.replace(
-        diag,
-        verdict="no_failure",
-        root_cause="no_failure",
-        title=taxonomy_title("no_failure"),
-        message=message,
-        confidence=0.8,
-        method="rule",
-        rule_id="teardown-after-success",
-        severity=None,
-        first_failure=None,
-        symptoms=tuple(diag.evidence) + tuple(diag.symptoms),
-        evidence=(),
-        fix=Fix(),
-    )
+    return healthy_by_fact(diag, rule_id="teardown-after-success", message=message, confidence=0.8)

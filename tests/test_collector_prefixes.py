@@ -10,6 +10,7 @@ The logs are real corpus logs; each line gets the collector's prefix in the form
 from __future__ import annotations
 
 import csv
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,9 @@ import pytest
 
 from logsleuth.parse.prefix import strip
 from logsleuth.pipeline import analyze
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import robustness  # noqa: E402 - benchmarks/robustness.py
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 # real runs and thread logs whose answer rests on a traceback, an exception line, a launcher's exit report, NCCL
@@ -28,26 +32,8 @@ LOGS = (
     "logs/run-wavef-torchrun-eval-empty-shard/job.log",
     "logs/gh-h2oai-h2o-llmstudio-214/logs.log",
 )
-WRAP: dict[str, Callable[[int, str], str]] = {
-    "compose": lambda i, line: f"trainer-1  | {line}",
-    "compose_v1_timestamps": lambda i, line: (
-        f"job_trainer_1  | 2026-11-28T10:{i // 60 % 60:02d}:{i % 60:02d}.5Z {line}"
-    ),
-    "journald": lambda i, line: f"Nov 28 10:{i // 60 % 60:02d}:{i % 60:02d} node-1 python3[4242]: {line}",
-    "journald_iso": lambda i, line: f"2026-11-28T10:{i // 60 % 60:02d}:{i % 60:02d}+0000 node-1 python3[4242]: {line}",
-    "moreutils_ts": lambda i, line: f"Nov 28 10:{i // 60 % 60:02d}:{i % 60:02d} {line}",
-    "kubectl_prefix": lambda i, line: f"[pod/trainer-0/pytorch] {line}",
-    "kubectl_timestamps": lambda i, line: f"2026-11-28T10:{i // 60 % 60:02d}:{i % 60:02d}.123456789Z {line}",
-    # a paste's decoration on every line (``parse/decoration.py``): a mail/Markdown quote, an indented block, line numbers
-    "quoted": lambda i, line: f"> {line}",
-    "indented": lambda i, line: f"    {line}",
-    "grep_n": lambda i, line: f"{i + 1}:{line}",
-    "cat_n": lambda i, line: f"{i + 1:6d}\t{line}",
-    # a terminal's hard wrap at 100 columns (every long line cut into pieces of exactly 100 characters)
-    "hard_wrap_100": lambda i, line: "\n".join(line[k : k + 100] for k in range(0, max(len(line), 1), 100)),
-    # the kubelet's CRI log file (kubernetes/cri-api ``pkg/apis/runtime/v1`` log format)
-    "cri_log_file": lambda i, line: f"2026-11-28T10:{i // 60 % 60:02d}:{i % 60:02d}.123456789Z stderr F {line}",
-}
+# the transforms benchmarks/robustness.py measures (each tool's documented format, around every line)
+WRAP: dict[str, Callable[[int, str], str]] = robustness.TRANSFORMS
 
 
 def _labels() -> dict[str, str]:

@@ -916,6 +916,13 @@ _NCCL_TRACE = regex.compile(r"NCCL INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?
 _RESULT_BY_NUMBER = {code: name for name, (code, _, _) in tables.NCCL_RESULTS.items()}
 
 
+def cuda_error(ev: Event, entry: tables.CudaErrorEntry) -> CudaError:
+    """The ``CudaError`` fact that ``ev`` states with the runtime error ``entry`` (``tables.CUDA_ERRORS``)."""
+    return CudaError(
+        event=ev, name=entry.name, code=entry.code, hardware=entry.hardware, message=entry.message, family=entry.family
+    )
+
+
 def _device(ev: Event, text: str, out: list[Fact]) -> None:
     if " -> " in text and "NCCL INFO" in text and (m := _NCCL_TRACE.search(text)):
         out.append(
@@ -959,16 +966,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
             if found is None and name:
                 out.append(CudaError(event=ev, name=name))
         if found is not None:
-            out.append(
-                CudaError(
-                    event=ev,
-                    name=found.name,
-                    code=found.code,
-                    hardware=found.hardware,
-                    message=found.message,
-                    family=found.family,
-                )
-            )
+            out.append(cuda_error(ev, found))
     if "Assertion `" in text and not any(isinstance(f, CudaError) for f in out) and _DEVICE_ASSERT.search(text):
         out.append(CudaError(event=ev, name="cudaErrorAssert", code=710, message="device-side assert triggered"))
     if "NVRM" in text and (m := _XID.search(text)):

@@ -20,9 +20,8 @@ from packaging.version import InvalidVersion, Version
 
 from ..types import Event
 from . import tables
-from .extract import CAUSE_SPLIT, facts_of, nccl_last_error, nccl_result
+from .extract import CAUSE_SPLIT, cuda_error, facts_of, nccl_last_error, nccl_result
 from .kinds import (
-    CudaError,
     CuMemMismatch,
     ExceptionFact,
     Fact,
@@ -426,15 +425,7 @@ class CudaNextLine:
         found = _CUDA_BY_MESSAGE.get(text.strip().rstrip(".").lower())
         if found is None:
             return facts
-        err = CudaError(
-            event=ev,
-            name=found.name,
-            code=found.code,
-            hardware=found.hardware,
-            message=found.message,
-            family=found.family,
-        )
-        return [*facts, err]
+        return [*facts, cuda_error(ev, found)]
 
 
 @dataclass
