@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 RULE_ID = "peer-left-cleanly"
 CONFIDENCE = 0.7
 _SPAWN = regex.compile(r"-- Process (?P<n>\d+) terminated with the following error:")
+# a peer that closed its end (it exited); a timeout is left out: a peer still alive but stuck times a collective out
 _LOST_PEER = regex.compile(
     r"Connection closed by (?:remote )?peer|Connection reset by peer|Broken pipe|remote process exited"
-    r"|Socket Timeout|(?i:peer.{0,40}(?:closed|disconnected))"
+    r"|(?i:peer.{0,40}(?:closed|disconnected))"
 )
 _WRAPPERS = ("ProcessRaisedException", "ChildFailedError", "SignalException")
 QUIET = frozenset({"worker_exception", "peer_process_died", "unknown"})
