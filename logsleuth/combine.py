@@ -53,7 +53,7 @@ FINAL_FACTS = frozenset({"interrupted-while-waiting"})
 def rule_decides(d: Diagnosis) -> bool:
     """True when the rules' answer is final: a cause rule of high+ severity and confidence, a healthy verdict read
     from facts that the job succeeded (``SUCCESS_FACTS``), or a verdict read from how the job ended (``FINAL_FACTS``)."""
-    if d.verdict == "no_failure" and d.rule_id in SUCCESS_FACTS or d.rule_id in FINAL_FACTS:
+    if (d.verdict == "no_failure" and d.rule_id in SUCCESS_FACTS) or d.rule_id in FINAL_FACTS:
         return True
     if d.verdict != "failure" or d.rule_id is None or d.severity is None or not d.evidence:
         return False

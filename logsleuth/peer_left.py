@@ -54,11 +54,13 @@ def peer_left_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         *evidence.notable,
         *evidence.tail,
     )
-    spawn = next((e for e in events if "terminated with the following error" in e.text and _SPAWN.search(e.text)), None)
-    if spawn is None:
+    found = next(
+        ((e, m) for e in events if "terminated with the following error" in e.text and (m := _SPAWN.search(e.text))),
+        None,
+    )
+    if found is None:
         return diag
-    m = _SPAWN.search(spawn.text)
-    assert m is not None
+    spawn, m = found
     # the reported process's own error: the last exception line after the report (in this event or the next ones)
     inner = next(
         (

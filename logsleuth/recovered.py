@@ -33,9 +33,9 @@ Point = tuple[str, int, datetime | None, tuple[int, int, int]]
 def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when the job recovered from its first failure (module docstring): every rank
     with progress lines printed at least ``MIN_STEPS_AFTER`` of them after ``diag.first_failure``, the first of them
-    back at or below a counter it printed before (a restart) and the furthest above all of those, and no rule match, unexplained error or failure fact (exception, process exit,
-    signal, scheduler verdict) comes after the earliest of those resumed lines. Else ``diag`` unchanged. The failure's
-    evidence is kept as symptoms."""
+    back at or below a counter it printed before (a restart) and the furthest above all of those, and no rule match,
+    unexplained error or failure fact (exception, process exit, signal, scheduler verdict) comes after any rank's first
+    resumed line. Else ``diag`` unchanged. The failure's evidence is kept as symptoms."""
     first = diag.first_failure
     if diag.verdict != "failure" or first is None:
         return diag
@@ -45,11 +45,12 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     t_first = evidence.time_of(first) or first.time
     resumed: list[tuple[RankProgress, Point, tuple[int, int, int], tuple[int, int, int]]] = []
     for rp in printing:
-        points = list(rp.recent)
-        after = [p for p in points if _after(p, first.path, first.end_line, t_first)]
+        after: list[Point] = []
+        before: list[Point] = []
+        for p in rp.recent:
+            (after if _after(p, first.path, first.end_line, t_first) else before).append(p)
         if len(after) < MIN_STEPS_AFTER:
             return diag
-        before = [p for p in points if not _after(p, first.path, first.end_line, t_first)]
         top_before = max((p[3] for p in before), default=None)
         top_after = max(p[3] for p in after)
         # restarted: the first step after the failure is back at or below one already printed (a resume from the last
@@ -58,7 +59,8 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         if top_before is None or after[0][3] > top_before or top_after <= top_before:
             return diag
         resumed.append((rp, after[0], top_before, top_after))
-    if any(_failed_after(evidence, e, point) for _rp, point, _b, _a in resumed for e in _failures(evidence)):
+    failures = _failures(evidence)
+    if any(_failed_after(evidence, e, point) for _rp, point, _b, _a in resumed for e in failures):
         return diag
     went = "; ".join(
         f"rank {rp.rank} had reached {_fmt(b)}, resumed at {_fmt(p[3])} and reached {_fmt(a)}"

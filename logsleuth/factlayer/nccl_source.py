@@ -237,7 +237,7 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
     # config blocking attribute value -2147483648" from NCCL 2.14.3 under a torch built for a newer one, fixed by
     # removing the second NCCL install)
     WarnTemplate(
-        r"Invalid config \w+ attribute value -?\d+|Invalid config \w+ attribute",
+        r"Invalid config \w+ attribute",
         "",
         "library_version_mismatch",
         False,

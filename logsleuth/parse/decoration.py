@@ -6,8 +6,7 @@ taken off every line that has it, so that the parser sees the lines as the job p
   into a YAML/JSON field or a ticket template); only what every line has is taken, so a traceback's own "  File"
   indentation stays;
 - line numbers: ``grep -n`` ("12:text", context lines "13-text") and ``cat -n``/``nl`` ("    12<TAB>text"), told from
-  Slurm's ``srun --label`` ("0: text", task ids from 0 that repeat) by numbers from 1 up that only grow.
-
+  Slurm's ``srun --label`` ("0: text", task ids from 0 that repeat) by numbers from 1 up that only grow;
 - a hard wrap: a terminal or mail client folded each long line into pieces of one width (``_wrap_width``); the pieces
   are joined again.
 

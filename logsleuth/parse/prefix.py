@@ -132,7 +132,8 @@ def strip(text: str) -> tuple[Prefix, str]:
                 if (w.isdigit() or (c == "P" and w[1:2].isdigit())) and (m := _SLURM_LABEL.match(body)):
                     pre.rank = plausible.rank(m["task"])
                     body = body[m.end() :]
-            if body is text and c.isalnum() and " " not in word and (m := _PDSH.match(body)):  # no collector's
+            # pdsh's "host: " only on a line no collector's prefix was taken from
+            if body is text and c.isalnum() and " " not in word and (m := _PDSH.match(body)):
                 host = m["host"]
                 if host.lower() not in _NOT_HOSTS and not host.startswith("slurmstepd"):
                     pre.host = host
@@ -206,11 +207,8 @@ def _collector(text: str, pre: Prefix) -> str:
     m = None
     if c.isalpha():
         if c in "ADFJMNOS" and text[3:4] == " ":
-            if (m := _SYSLOG.match(text)) is None and (t := _TS.match(text)) is not None:  # ``ts``: a time, no host
-                pre.time = timestamps.yearless(str(_MONTHS[t["mon"]]), t["day"], t["clock"])
-                pre.collector = t.end()
-                return text[t.end() :]
-            if m is not None:
+            # syslog's head, or ``ts``'s time alone (no host)
+            if m := _SYSLOG.match(text) or _TS.match(text):
                 pre.time = timestamps.yearless(str(_MONTHS[m["mon"]]), m["day"], m["clock"])
         elif "| " in text[:96]:
             m = _COMPOSE.match(text)
@@ -223,9 +221,10 @@ def _collector(text: str, pre: Prefix) -> str:
         m = _KUBECTL.match(text)
     end = 0
     if m is not None:
-        pre.host = m["host"]
-        if m.groupdict().get("pid"):
-            pre.pid = plausible.pid(m["pid"])
+        groups = m.groupdict()
+        pre.host = groups.get("host") or pre.host
+        if groups.get("pid"):
+            pre.pid = plausible.pid(groups["pid"])
         end = m.end()
     if text[end + 10 : end + 11] == "T" and (t := _RUNTIME_TIME.match(text, end)):
         pre.time = timestamps.full(t["date"], t["clock"])
