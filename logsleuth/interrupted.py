@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact
 from .factlayer.kinds import ExceptionFact, SignalFact
+from .parse.timestamps import one_clock
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -52,8 +53,8 @@ def _stall(evidence: JobEvidence, at: Event) -> float | None:
                 last = t
     if last is None:
         return None
-    a, b = (last, t1) if last.year == t1.year else (last.replace(year=2000), t1.replace(year=2000))
-    return (b - a).total_seconds()
+    both = one_clock(last, t1)
+    return None if both is None else (both[1] - both[0]).total_seconds()
 
 
 def interrupted_while_waiting(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

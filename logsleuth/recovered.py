@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact
+from .parse.timestamps import one_clock
 from .progress import RankProgress, _fmt
 from .types import Diagnosis, Event, Fix
 
@@ -99,9 +100,5 @@ def _after(p: Point, path: str, line: int, t: datetime | None) -> bool:
     year-less clock compared by date and time of day)."""
     if p[0] == path:
         return p[1] > line
-    tp = p[2]
-    if tp is None or t is None or (tp.tzinfo is None) != (t.tzinfo is None):
-        return False
-    if tp.year != t.year:
-        tp, t = tp.replace(year=2000), t.replace(year=2000)
-    return tp > t
+    both = one_clock(p[2], t)
+    return both is not None and both[0] > both[1]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact, healthy_by_fact
 from .factlayer.kinds import ProcessExit, RunFinished, SchedulerVerdict, SignalFact
-from .parse.timestamps import full
+from .parse.timestamps import full, one_clock
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -128,12 +128,8 @@ def _before(evidence: JobEvidence, e: Event, first: Event, t_first: datetime | N
     time of day, as ``pipeline._later`` does)."""
     if e.path == first.path:
         return e.line < first.line
-    t = _when(evidence, e)
-    if t is None or t_first is None or (t.tzinfo is None) != (t_first.tzinfo is None):
-        return False
-    if t.year != t_first.year:
-        t, t_first = t.replace(year=2000), t_first.replace(year=2000)
-    return t <= t_first
+    both = one_clock(_when(evidence, e), t_first)
+    return both is not None and both[0] <= both[1]
 
 
 def teardown_after_success(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

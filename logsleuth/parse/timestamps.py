@@ -28,6 +28,16 @@ def yearless(month: str, day: str, clock: str) -> datetime | None:
         return None
 
 
+def one_clock(a: datetime | None, b: datetime | None) -> tuple[datetime, datetime] | None:
+    """``a`` and ``b`` on one clock, to compare or subtract: None when either is missing or only one carries a time
+    zone; two times of different years (a year-less clock beside a dated one) by month, day and time of day."""
+    if a is None or b is None or (a.tzinfo is None) != (b.tzinfo is None):
+        return None
+    if a.year != b.year:
+        return a.replace(year=2000), b.replace(year=2000)  # 2000 has a Feb 29
+    return a, b
+
+
 def _clock(clock: str) -> tuple[int, int, int, int]:
     h, m, rest = clock.split(":", 2)
     if "." in rest or "," in rest:
