@@ -4,8 +4,11 @@ sampled logs keep their rules-only answer (and which do not, with ``-v``).
 
 Each transform is what a real tool writes around every line (formats from their documentation: docker/compose
 ``cmd/formatter/logs.go``; RFC 3164 / ``journalctl -o short``; moreutils ``ts``; ``kubectl logs --prefix`` /
-``--timestamps``; the CRI log file; a mail/Markdown quote; an indented block; ``grep -n``; a terminal's hard wrap at
-100 columns on the text without its colour codes; CRLF; ANSI colour around each line). The logs themselves are real
+``--timestamps``; the CRI log file; Open MPI's ``--tag-output`` and SageMaker's rewrite of it
+(aws/sagemaker-training-toolkit ``process.watch``); Slurm's ``srun --label``; a mail/Markdown quote; an indented
+block; ``grep -n``; a terminal's hard wrap at 100 columns on the text without its colour codes; CRLF; ANSI colour
+around each line). The launcher tags name rank 0 on every line, so a log whose answer depends on which rank printed
+what can move with them. The logs themselves are real
 corpus logs; the figure is the share whose answer does not move.
 
     python benchmarks/robustness.py                     # 150 logs, every transform
@@ -43,6 +46,9 @@ TRANSFORMS: dict[str, Callable[[int, str], str]] = {
     "kubectl_prefix": lambda i, line: f"[pod/trainer-0/pytorch] {line}",
     "kubectl_timestamps": lambda i, line: f"2026-11-28T{_clock(i)}.123456789Z {line}",
     "cri_log_file": lambda i, line: f"2026-11-28T{_clock(i)}.123456789Z stderr F {line}",
+    "mpi_tag_output": lambda i, line: f"[1,0]<stdout>:{line}",
+    "sagemaker_mpi": lambda i, line: f"[1,mpirank:0,algo-1]<stdout>:{line}",
+    "srun_label": lambda i, line: f"0: {line}",
     "quoted": lambda i, line: f"> {line}",
     "indented": lambda i, line: f"    {line}",
     "grep_n": lambda i, line: f"{i + 1}:{line}",

@@ -21,6 +21,15 @@ def test_open_mpi_tag_output_nccl_warn() -> None:
     assert e.template == "NCCL WARN Duplicate GPU detected : rank <NUM> and rank <NUM> both on CUDA device <NUM>"
 
 
+def test_sagemaker_tag_names_rank_and_host() -> None:
+    # SageMaker's training toolkit rewrites Open MPI's "[1,10]<stdout>:" as "[1,mpirank:10,algo-2]<stdout>:"
+    # (aws/sagemaker-training-toolkit test/unit/test_process.py ``test_watch``)
+    pre, body = strip("[1,mpirank:10,algo-2]<stderr>:FileNotFoundError: [Errno 2] No such file or directory")
+    assert (pre.rank, pre.host, body) == (10, "algo-2", "FileNotFoundError: [Errno 2] No such file or directory")
+    pre, body = strip("[1,10]<stdout>:This is stdout")
+    assert (pre.rank, pre.host, body) == (10, None, "This is stdout")
+
+
 def test_pdsh_host_prefix_traceback_becomes_one_python_event() -> None:
     # DeepSpeed --hostfile (pdsh) run, https://github.com/hiyouga/LlamaFactory/issues/2470 (paths shortened)
     events = parse_text(

@@ -38,8 +38,10 @@ _RAY = regex.compile(
 )
 _RAY_NAMES = frozenset({"raylet", "autoscaler", "gcs_server", "monitor", "dashboard", "log_monitor"})
 # Open MPI ``mpirun --tag-output`` (also horovodrun): "[<jobid>,<rank>]<stdout>:" (orte/mca/iof/base/iof_base_output.c
-# ``[%s,%d]<%s>:``; PRRTE/Open MPI 5 prints the same tag); the rank is the MPI_COMM_WORLD rank
-_MPI = regex.compile(r"\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr|stddiag)>: ?")
+# ``[%s,%d]<%s>:``; PRRTE/Open MPI 5 prints the same tag); the rank is the MPI_COMM_WORLD rank. SageMaker's training
+# toolkit rewrites the tag as "[1,mpirank:3,algo-1]<stdout>:" with the host last (aws/sagemaker-training-toolkit
+# ``process.watch``).
+_MPI = regex.compile(r"\[\d+,(?:mpirank:)?(?P<rank>\d+)(?:,(?P<host>[\w.-]+))?\]<(?:stdout|stderr|stddiag)>: ?")
 # Slurm ``srun --label``: "%*d: " (the task id right-aligned to the widest id, ``_build_label`` in Slurm's
 # src/api/step_io.c); a heterogeneous job's "P<n> <task>: ". The task id is SLURM_PROCID, the global rank when each
 # task is one rank.
@@ -118,10 +120,11 @@ def strip(text: str) -> tuple[Prefix, str]:
     # a launcher's tag is outermost: "[1,3]<stderr>:", "3: ", "gpu003: " (cheap tests first: most lines have none)
     c = body[:1]
     if c == "[":
-        if body[1:2].isdigit() and "]<" in body[:16]:
+        if body[1:2].isdigit() and "]<" in body[:48]:
             m = _MPI.match(body)
             if m:
                 pre.rank = plausible.rank(m["rank"])
+                pre.host = m["host"] or pre.host
                 body = body[m.end() :]
     elif c:
         i = body.find(": ", 1, 72)
