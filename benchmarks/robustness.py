@@ -39,6 +39,8 @@ def _clock(i: int) -> str:
     return f"10:{i // 60 % 60:02d}:{i % 60:02d}"
 
 
+# launcher tags: they name rank 0 on every line, which can move an answer that depends on which rank printed what
+LAUNCHER_TAGS = frozenset({"mpi_tag_output", "sagemaker_mpi", "srun_label"})
 TRANSFORMS: dict[str, Callable[[int, str], str]] = {
     "compose": lambda i, line: f"trainer-1  | {line}",
     "journald": lambda i, line: f"Nov 28 {_clock(i)} node-1 python3[4242]: {line}",

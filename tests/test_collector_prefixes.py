@@ -33,7 +33,10 @@ LOGS = (
     "logs/gh-h2oai-h2o-llmstudio-214/logs.log",
 )
 # the transforms benchmarks/robustness.py measures (each tool's documented format, around every line)
-WRAP: dict[str, Callable[[int, str], str]] = robustness.TRANSFORMS
+# collectors and decorations only: a launcher's tag names a rank (tests/test_launcher_prefixes.py)
+WRAP: dict[str, Callable[[int, str], str]] = {
+    k: v for k, v in robustness.TRANSFORMS.items() if k not in robustness.LAUNCHER_TAGS
+}
 
 
 def _labels() -> dict[str, str]:
