@@ -206,7 +206,10 @@ CAUSE_SPLIT = (
 _NCCL_WARN = regex.compile(
     r"(?:(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?<=\] )[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? |"
     r"(?:^|\] ))NCCL WARN"
+    # NCCL <= 2.3 without the word: "host:13:42 [3] include/socket.h:371 WARN Connection closed by remote peer"
+    r"|(?<=\] )(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) WARN"
 )
+_OLD_NCCL_WARN = regex.compile(r"\] [\w/.-]+\.(?:cc|c|h|cu|cpp):\d+ WARN ")
 _NCCL_RESULT = regex.compile(
     r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
     r"RemoteError|InProgress))\b"
@@ -263,6 +266,11 @@ _CUDA_ERR_MARKS = (
     "CUDA Error",
     "cuda error",
     "HIP error",
+    # THC's check (Lua Torch's cutorch, PyTorch <= 1.x ``THCGeneral``): "THCudaCheck FAIL file=f line=n error=2 : out of
+    # memory"; its exception "cuda runtime error (2) : out of memory at f:n". The code is the CUDA release's own enum
+    # (several changed in CUDA 10.1), so the string, not the number, names the error.
+    "THCudaCheck FAIL",
+    "cuda runtime error",
 )
 _CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 # the driver API's ``CUresult`` names (``cuda.h``), as Triton, CuPy and XLA print them; only those ``tables.CU_RESULTS``
@@ -396,7 +404,15 @@ _NAN_GRAD = regex.compile(
 # ``rrpn.py``: ``raise FloatingPointError("Predicted boxes or scores contain Inf/NaN. Training has diverged.")``, raised
 # only when ``training``; facebookresearch/detectron2#1128), copied verbatim by the projects built on it (AdelaiDet,
 # unbiased-teacher).
-_NAN_OUTPUT = regex.compile(r"Predicted boxes or scores contain Inf/NaN")
+# And torch.distributions' argument validation (``torch/distributions/distribution.py`` ``Distribution.__init__``,
+# ``validate_args``: "Expected parameter logits (Tensor of shape (73, 2)) of distribution Categorical(...) to satisfy
+# the constraint ..., but found invalid values:\ntensor([[nan, nan], ..."): a policy or likelihood head whose outputs
+# went NaN/Inf, the way a PPO or mixture-density run diverges; taken only when the printed values hold nan/inf
+# (an out-of-range probability is the caller's own bug).
+_NAN_OUTPUT = regex.compile(
+    r"Predicted boxes or scores contain Inf/NaN"
+    r"|but found invalid values:\s*tensor\(\[*(?:[^\n\]]*,\s*)?[+-]?(?:nan|inf)\b"
+)
 # apex/DeepSpeed "OVERFLOW! ... reducing to N", Megatron/apex "Gradient overflow. Skipping step, loss scaler 0 reducing
 # loss scale to N", fairseq's ``DynamicLossScaler`` (``fairseq/optim/fp16_optimizer.py``: "| WARNING: overflow
 # detected, setting loss scale to: N")
@@ -474,6 +490,7 @@ _CS_WORDS = (
     "Cuda",
     "cudaError",
     "cuda error",
+    "cuda runtime error",
     "CANCELLED",
     "NODE_FAIL",
     "OOMKilled",
@@ -912,7 +929,8 @@ def _cumem(text: str, ev: Event, out: list[Fact]) -> None:
 # then "bootstrap.cc:270 -> 2"), the first line's file says which subsystem failed and the number which ncclResult_t.
 # Only ncclUnhandledCudaError (1) and ncclSystemError (2) are read: an internal error (3) is most often a peer's bad
 # data, a remote error (6) a peer that exited (the WARN before it says so).
-_NCCL_TRACE = regex.compile(r"NCCL INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) -> (?P<res>[12])\b")
+# (NCCL <= 2.3: "host:13:42 [3] INFO bootstrap.cu:45 -> 2 [Net]", without the word NCCL)
+_NCCL_TRACE = regex.compile(r"(?:NCCL |\] )INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) -> (?P<res>[12])\b")
 _RESULT_BY_NUMBER = {code: name for name, (code, _, _) in tables.NCCL_RESULTS.items()}
 
 
@@ -924,7 +942,7 @@ def cuda_error(ev: Event, entry: tables.CudaErrorEntry) -> CudaError:
 
 
 def _device(ev: Event, text: str, out: list[Fact]) -> None:
-    if " -> " in text and "NCCL INFO" in text and (m := _NCCL_TRACE.search(text)):
+    if " -> " in text and "INFO" in text and (m := _NCCL_TRACE.search(text)):
         out.append(
             NcclWarning(
                 event=ev,
@@ -935,7 +953,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
                 trace=True,
             )
         )
-    if "NCCL WARN" in text and (m := _NCCL_WARN.search(text)):
+    if ("NCCL WARN" in text or (" WARN " in text and _OLD_NCCL_WARN.search(text))) and (m := _NCCL_WARN.search(text)):
         r = _NCCL_RESULT.search(text)
         t = tables.warn_template(text[m.end() :].split("\n", 1)[0])
         out.append(
@@ -953,7 +971,14 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         if (w := nccl_last_error(ev, m["msg"], nccl_result(text))) is not None:
             out.append(w)
     # vLLM's cuMem allocator (``csrc/cumem_allocator.cpp`` CUDA_CHECK) prints "CUDA Error: out of memory at ...:139"
-    if "CUDA" in text or "Cuda" in text or "cudaError" in text or "cuda error" in text or "HIP error" in text:
+    if (
+        "CUDA" in text
+        or "Cuda" in text
+        or "cudaError" in text
+        or "cuda error" in text
+        or "HIP error" in text
+        or "cuda runtime error" in text
+    ):
         found = None
         if any(w in text for w in _CUDA_ERR_MARKS):
             found = next((e for e in tables.CUDA_ERRORS if e.message in text), None)

@@ -22,6 +22,8 @@ PATTERNS: tuple[str, ...] = (
     r"Killed",
     r"Aborted",
     r"Segmentation fault",
+    r"THCudaCheck FAIL",
+    r"cuda runtime error",
     r"core dumped",
     r"ray\.exceptions\.",
     r"torch\.distributed\.elastic",

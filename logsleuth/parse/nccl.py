@@ -1,7 +1,8 @@
 """NCCL debug lines (``NCCL_DEBUG=INFO|WARN``): ``host:pid:tid [cudaDev] NCCL INFO|WARN message``.
 
 Format from NCCL's ``src/debug.cc`` (``ncclDebugLog``): ``"%s:%d:%d [%d] NCCL %s "`` with hostname, pid,
-tid, CUDA device; continuation lines of a WARN carry the same prefix with a ``file.cc:line`` instead of ``NCCL``.
+tid, CUDA device; continuation lines of a WARN carry the same prefix with a ``file.cc:line`` instead of ``NCCL``
+(releases up to 2.3 left the word ``NCCL`` out: ``[3] INFO ...``, ``[3] file.cu:45 WARN ...``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from .record import Recognised
 
 _LINE = regex.compile(
     r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+|[a-z]+)\] "
-    r"(?:NCCL (?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+)"
+    r"(?:(?:NCCL )?(?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+)"
 )
+# NCCL 2.1-2.3 printed the level without the "NCCL" word: "host:13:42 [3] INFO bootstrap.cu:45 -> 2 [Net]",
+# "host:13:42 [3] include/socket.h:371 WARN Connection closed by remote peer" (horovod/horovod#210, #243, #666)
 # continuation/plugin lines printed without the host prefix: "include/socket.h:344 NCCL WARN ..."
 # (and a line quoted without its prefix at all: "NCCL WARN NET/IB : Got async event : port error")
 _BARE = regex.compile(r"(?:(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+ (?:NCCL )?|NCCL )(?P<lvl>INFO|WARN|ERROR)\b")

@@ -24,6 +24,9 @@ _LEVELS = {"WARN": "warning", "CRITICAL": "fatal", "FATAL": "fatal"}
 _ERROR = regex.compile(
     r"(?:^\s*(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Interrupt)(?:\([\w.]+\))?(?::|$))"
     r"|\b(?:ERROR|FATAL|CRITICAL)\b|Segmentation fault|core dumped|\bKilled\b$|^Aborted"
+    # THC's CUDA check (Lua Torch's cutorch, PyTorch <= 1.x ``THCGeneral``): "THCudaCheck FAIL file=f line=n error=2 :
+    # out of memory", raised as "cuda runtime error (2) : out of memory at f:n"
+    r"|THCudaCheck FAIL|cuda runtime error \(\d+\)"
 )
 # a line ``_ERROR`` matches holds one of these (most lines hold none: the words cost less than the search)
 _ERROR_WORDS = (
@@ -37,6 +40,8 @@ _ERROR_WORDS = (
     "core dumped",
     "Killed",
     "Aborted",
+    "THCudaCheck FAIL",
+    "cuda runtime error",
 )
 _WARN = regex.compile(r"\b(?:WARNING|WARN)\b|^\s*\w*Warning:")
 _TRAINER = regex.compile(r"(?i:\b(?:step|epoch|iter(?:ation)?|loss|lr|it/s|s/it|train|eval)\b)")
