@@ -39,6 +39,13 @@ HANG_CAUSES = ("silent_hang", "collective_timeout", "collective_mismatch")
 # A model cause that a job-level fact in ``Diagnosis.stats`` rules out: every rank's last printed loss is finite after
 # any NaN/Inf (``numeric_tail``), so the run did not diverge whatever its lines look like.
 CONTRADICTED_BY = {"training_divergence": "numbers_recovered"}
+# causes the model may name only when the log states a fact of their kind: a version pair needs versions printed
+# (``facts.find_versions``: banners, ``collect_env``, pip pins, "NCCL version 2.18.5" in torch's NCCL errors) or a
+# version requirement ("transformers>=4.45.0,<=4.51.3" in a dependency check) on a line the model or the rules read.
+# On a log with neither, the vote can only echo wording learnt from logs whose pair a thread named (a one-line
+# "unhandled cuda error" excerpt read as a version pair); the rules' answer stands and the vote is listed.
+NEEDS_VERSIONS = frozenset({"library_version_mismatch"})
+_VERSION_SPEC = re.compile(r"\b[A-Za-z][\w.-]*\s*(?:>=|<=|==|!=|~=|>|<)\s*v?\d+\.\d+")
 
 
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
@@ -153,6 +160,15 @@ def _supported(vote: Vote, clean: bool = False) -> bool:
     return any(LEVEL_RANK[d.event.level] >= LEVEL_RANK["warning"] or TROUBLE.search(d.event.text) for d in real)
 
 
+def _states_versions(d: Diagnosis, vote: Vote) -> bool:
+    """The log names versions (``d.versions``) or a version requirement on a line the rules or the model read."""
+    if d.versions:
+        return True
+    texts = [m.event.text for m in (*d.evidence, *d.symptoms)] + [e.text for e in d.unexplained]
+    texts += [line.event.text for _s, line in vote.lines]
+    return any(_VERSION_SPEC.search(t) for t in texts)
+
+
 def _nccl_info(ev: Event) -> bool:
     """NCCL's INFO/debug lines, and the bare "NCCL version 2.10.3+cuda11.3" banner rank 0 prints at init without its
     host:pid prefix (``src/init.cc`` ``showVersion``)."""
@@ -193,6 +209,10 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
     if vote.label in CONTRADICTED_BY and d.stats.get(CONTRADICTED_BY[vote.label]):
         # the facts rule the model's cause out (``numeric_tail``: the loss ended finite): the rules' answer stands
         return dataclasses.replace(d, stats=stats)
+    if vote.label in NEEDS_VERSIONS and not _states_versions(d, vote):
+        return dataclasses.replace(
+            d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote) if d.hypotheses else d.hypotheses
+        )
 
     if d.verdict == "no_failure":
         if (

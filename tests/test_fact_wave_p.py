@@ -5,6 +5,7 @@ wavep_a/ and wavep_b/ and thread excerpts (corpus/manifest.d/wave-p-*.csv)."""
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from logsleuth.factlayer import extract
 from logsleuth.factlayer.kinds import CudaError, NcclWarning, NumericHealth
 from logsleuth.parse import parse_text
 from logsleuth.pipeline import analyze
+from logsleuth.rules import load_rules
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
 
@@ -100,3 +102,24 @@ def test_a_failure_ray_retried_is_healthy_when_the_job_went_on() -> None:
 def test_a_retry_that_did_not_save_the_job_stays_a_failure(log: str) -> None:
     d = analyze([str(CORPUS / log)], model=False)
     assert d.verdict == "failure" and d.rule_id != "retried-after-failure"
+
+
+def test_the_model_names_a_version_pair_only_where_the_log_states_versions() -> None:
+    """vllm-project/vllm#7896, one line ("NCCL error: unhandled cuda error ... [repeated 6x across cluster]", a faulty
+    GPU host): after wave P's LlamaFactory#1169 (the same error under NCCL 2.18.5, a known-bad release) the model
+    learnt to read that wording as a version pair. With no version in the log, its vote is listed, not taken."""
+    from logsleuth import combine as comb
+    from logsleuth.classify import model
+
+    rules = load_rules()
+    d = analyze([str(CORPUS / "gh-vllm-project-vllm-7896/ray_tp_serve.log")], rules=rules, model=False)
+    assert d.root_cause == "nccl_cuda_error" and not d.versions
+    sure = model.Vote("library_version_mismatch", 0.97, (("library_version_mismatch", 0.97),), 0.5)
+    out = comb.combine(d, lambda: sure, rules)
+    assert out.root_cause == "nccl_cuda_error"
+    assert any(h.root_cause == "library_version_mismatch" and h.method == "model" for h in out.hypotheses)
+    # the same vote where the log printed a version (torch's NCCL error names it: LlamaFactory#1169) may decide
+    dv = analyze([str(CORPUS / "gh-hiyouga-LlamaFactory-1169/sft_wsl_two_gpus.log")], rules=rules, model=False)
+    assert dv.versions.get("nccl") == "2.18.5"
+    versioned = dataclasses.replace(d, versions=dv.versions)
+    assert comb.combine(versioned, lambda: sure, rules).root_cause == "library_version_mismatch"
