@@ -40,7 +40,7 @@ from .recovered import resumed_after_failure, retried_after_failure
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView
 from .shape_memo import line_shape
-from .shutdown_hang import hung_after_finish, teardown_after_success
+from .shutdown_hang import hung_after_finish, job_end, teardown_after_success
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Match
 from .version_warned import version_warned_before_failure
@@ -554,7 +554,7 @@ def decide(
             diag = combine(first, lambda: clf.vote(notable, tail, first, explain=explain), rules, explain=explain)
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
-    diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=evidence.end_time)
+    diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=job_end(evidence))
     diag = ranks_in_different_collectives(evidence, diag)  # timeouts in different collectives: a mismatch
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
     diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning

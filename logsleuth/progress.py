@@ -39,7 +39,9 @@ GATE: tuple[str, ...] = (r"(?i:step|iter)",)
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one)
-RANK_TAG = regex.compile(r"\[rank(\d+)\]")
+RANK_TAG = regex.compile(
+    r"\[rank:? ?(\d+)(?:/\d+)?\]"
+)  # also "[rank 1]", "[rank: 1]", "[rank 1/4]" (``parse._TEXT_RANK``)
 
 
 @dataclass
@@ -231,11 +233,20 @@ def silent_first(ranks: dict[int, RankProgress]) -> SilentFirst | None:
     printing = [r for r in ranks.values() if r.lines]
     if len(printing) < 2:
         return None
-    top = max(r.counter for r in printing)
-    behind = [r for r in printing if r.counter < top]
+    # compare only the counters every rank prints: a rank whose lines omit the epoch ("step 400" beside the others'
+    # "epoch 3 step 400") is not behind them
+    keep = [i for i in range(3) if all(r.counter[i] >= 0 for r in printing) or all(r.counter[i] < 0 for r in printing)]
+
+    def key(r: RankProgress) -> tuple[int, ...]:
+        return tuple(r.counter[i] for i in keep)
+
+    top_key = max(key(r) for r in printing)
+    top = max(r.counter for r in printing if key(r) == top_key)
+    behind = [r for r in printing if key(r) < top_key]
     if behind and len(behind) * 2 <= len(printing):
-        low = min(r.counter for r in behind)
-        culprits = tuple(sorted((r for r in behind if r.counter == low), key=lambda r: r.rank))
+        low_key = min(key(r) for r in behind)
+        low = min(r.counter for r in behind if key(r) == low_key)
+        culprits = tuple(sorted((r for r in behind if key(r) == low_key), key=lambda r: r.rank))
         names = ", ".join(str(r.rank) for r in culprits)
         return SilentFirst(
             tuple(r.rank for r in culprits),

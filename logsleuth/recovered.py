@@ -15,10 +15,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-import regex
-
 from .diagnose import healthy_by_fact
-from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact
+from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact, WorkRetried
 from .parse.timestamps import one_clock
 from .progress import RankProgress, _fmt, progress_counter
 from .types import Diagnosis, Event, Fix
@@ -81,20 +79,12 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     return healthy_by_fact(diag, rule_id=RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
-# Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
-# task_manager.cc``: "Task <call> failed. There are <n|infinite> retries remaining, so the task will be retried.
-# Error: ...", and "... failed due to oom. There are infinite oom retries remaining ..." after its memory monitor's kill;
-# the driver prints it behind ``(raylet)``)
-_RAY_RETRY = regex.compile(
-    r"Task \S+ failed(?: due to oom)?\. There are (?:\d+|infinite) (?:oom )?retries remaining, so the task will be "
-    r"retried"
-)
 RETRY_RULE_ID = "retried-after-failure"
 
 
 def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when Ray retried the failed work and the job went on: Ray's own retry report
-    (``_RAY_RETRY``) at or after ``diag.first_failure``, then at least ``MIN_STEPS_AFTER`` progress lines (any
+    (a ``WorkRetried`` fact) at or after ``diag.first_failure``, then at least ``MIN_STEPS_AFTER`` progress lines (any
     process's, the driver's included) whose counter went forward, and no rule match, unexplained error or failure fact
     after the last retry report. A worker that died and whose task ran again elsewhere cost time, not the job (a
     retried task that fails for good, or runs out of retries, fails again after the report). Else ``diag``
@@ -102,8 +92,7 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     first = diag.first_failure
     if diag.verdict != "failure" or first is None:
         return diag
-    seen = (*evidence.notable, *evidence.tail, *(m.event for m in evidence.matches), *evidence.unexplained)
-    retries = {(e.path, e.line): e for e in seen if "retries remaining" in e.text and _RAY_RETRY.search(e.text)}
+    retries = {(f.event.path, f.event.line): f.event for f in evidence.facts if isinstance(f, WorkRetried)}
     if not retries:
         return diag
     last = max(retries.values(), key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
@@ -111,18 +100,22 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     t_first = evidence.time_of(first) or first.time
     if _after((first.path, first.line, t_first, (0, 0, 0)), last.path, last.line, t_last):
         return diag  # the failure came after Ray's retry: not the one it retried
-    point = (last.path, last.line, t_last, (0, 0, 0))
-    if any(_failed_after(evidence, e, point) for e in _failures(evidence) if (e.path, e.line) not in retries):
-        return diag
-    steps: list[tuple[int, int, int]] = []
+    after: list[Point] = []
     for e in evidence.tail:
-        if _after((e.path, e.line, evidence.time_of(e) or e.time, (0, 0, 0)), last.path, last.line, t_last):
+        t = evidence.time_of(e) or e.time
+        if _after((e.path, e.line, t, (0, 0, 0)), last.path, last.line, t_last):
             c = progress_counter(e.text)
             if c is not None:
-                steps.append(c)
+                after.append((e.path, e.line, t, c))
     for rp in evidence.progress.values():
-        steps.extend(p[3] for p in rp.recent if _after(p, last.path, last.line, t_last))
+        after.extend(p for p in rp.recent if _after(p, last.path, last.line, t_last))
+    after.sort(key=lambda p: (p[2] or datetime.min, p[1]))
+    steps = [p[3] for p in after]
     if len(steps) < MIN_STEPS_AFTER or max(steps) <= steps[0]:
+        return diag
+    # the retry report goes on with the error it retried (Ray Train prints the failed ranks' tracebacks after its
+    # decision): only a failure after the job resumed counts against it
+    if any(_failed_after(evidence, e, after[0]) for e in _failures(evidence) if (e.path, e.line) not in retries):
         return diag
     message = (
         f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): Ray retried "

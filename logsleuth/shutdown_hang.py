@@ -52,6 +52,19 @@ def _killed_from_outside(f: object) -> Kill | None:
 _STATED = re.compile(r"(?:CANCELLED AT |\] datetime: )(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)")
 
 
+def job_end(evidence: JobEvidence) -> datetime | None:
+    """When the job ended: its latest timed line, or later the time a scheduler's verdict states inside its text
+    (slurmstepd's "*** JOB 3 ON node CANCELLED AT 2026-11-28T13:16:21 ***" carries no clock of the job's kind, so a
+    job cancelled after a silent stall would otherwise seem to end with its last output)."""
+    end = evidence.end_time
+    for f in evidence.facts:
+        if isinstance(f, SchedulerVerdict) and (m := _STATED.search(f.event.text)):
+            t = full(m[1], m[2])
+            if t is not None and (end is None or (t.year == end.year and t > end)):
+                end = t
+    return end
+
+
 def _when(evidence: JobEvidence, ev: Event) -> datetime | None:
     m = _STATED.search(ev.text)
     if m:

@@ -74,6 +74,10 @@ GATE: tuple[str, ...] = (
     r"Evicted",
     r"low on resource",
     r"(?i:\bnan\b)",
+    r"steps are invalid in this epoch",
+    # failed work run again (extract._RETRIED)
+    r"retries remaining",
+    r"\[FailurePolicy\]",
     r"(?i:\binf\b)",
     r"(?i:overflow)",
     r"(?i:loss scale)",

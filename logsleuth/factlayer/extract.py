@@ -31,6 +31,7 @@ from .kinds import (
     SchedulerVerdict,
     SignalFact,
     VersionWarning,
+    WorkRetried,
 )
 
 _I = regex.IGNORECASE
@@ -352,6 +353,19 @@ _FINISHED = regex.compile(
     # other agents to finish.")
     r"|(?P<torchelastic>Local worker group finished \(WorkerState\.SUCCEEDED\))"
 )
+# --- failed work run again -----------------------------------------------------------------------------------------
+# Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
+# task_manager.cc``: "Task <call> failed. There are <n|infinite> retries remaining, so the task will be retried.
+# Error: ...", and "... failed due to oom. There are infinite oom retries remaining ..." after its memory monitor's kill;
+# the driver prints it behind ``(raylet)``); Ray Train v2's controller restarting the worker group
+# (``FailureConfig(max_failures)``, ``ray/train/v2/_internal/execution/failure_handling``): "[FailurePolicy] RETRY"
+# with "Error count: 1 (max allowed: 1)" on the next lines, or in one line "[FailurePolicy] Decision:
+# FailureDecision.RETRY, Error source: ..."
+_RETRIED = regex.compile(
+    r"(?P<ray_task>Task \S+ failed(?: due to oom)?\. There are (?:\d+|infinite) (?:oom )?retries remaining, so the "
+    r"task will be retried)|(?P<ray_train>\[FailurePolicy\] (?:Decision: FailureDecision\.)?RETRY\b)"
+)
+_RETRIED_WORDS = ("retries remaining", "[FailurePolicy]")
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
 # torchao version 0.16.0" (pytorch/ao#2919; areal-project/AReaL#979, fixed by pinning torchao); xFormers
@@ -395,9 +409,13 @@ _NAN_LOSS = regex.compile(
 # ``torch.nn.utils.clip_grad_norm_(error_if_nonfinite=True)`` (``torch/nn/utils/clip_grad.py``: "The total norm of
 # order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped",
 # https://pytorch.org/docs/stable/generated/torch.nn.utils.clip_grad_norm_.html)
+# ESPnet's trainer (``espnet2/train/trainer.py``) skips an update on a non-finite grad norm ("The grad norm is nan.
+# Skipping updating the model.") and stops the run when every step of an epoch was skipped ("The gradients at all
+# steps are invalid in this epoch. Something seems wrong. This training was stopped at 2epoch").
 _NAN_GRAD = regex.compile(
-    r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*[:=]\s*[\"']?(?:nan|inf)\b)|"
+    r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*(?:[:=]|is|was)\s*[\"']?(?:nan|inf)\b)|"
     r"returned nan values in its \d+\w* output|for gradients from `parameters` is non-finite"
+    r"|The gradients at all steps are invalid in this epoch"
 )
 # A model's own outputs checked for non-finite values during training: detectron2's RPN proposal filter
 # (``detectron2/modeling/proposal_generator/proposal_utils.py`` ``find_top_rpn_proposals``, and its rotated variant
@@ -469,6 +487,7 @@ _CS_WORDS = (
     "*** JOB ",
     "*** STEP ",
     *_FINISHED_WORDS,
+    *_RETRIED_WORDS,
     *_VERSION_WARNING_WORDS,
     "Caught signal",
     "???",
@@ -544,6 +563,7 @@ _CI_WORDS = (
     "zsh: ",
     "died with",
     "died unexpectedly",
+    "steps are invalid in this epoch",
 )
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
@@ -621,6 +641,8 @@ def _finished(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(RunFinished(event=ev, by=m.lastgroup or "", words=m[0]))
     if any(w in text for w in _VERSION_WARNING_WORDS) and (m := _VERSION_WARNING.search(text)):
         out.append(VersionWarning(event=ev, library=m.lastgroup or "", words=m[0]))
+    if any(w in text for w in _RETRIED_WORDS) and (m := _RETRIED.search(text)):
+        out.append(WorkRetried(event=ev, by=m.lastgroup or "", words=m[0]))
 
 
 def _exit(
@@ -1110,7 +1132,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
 
 def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
     low = text.lower()
-    if "nan" in low or "inf" in low or "non-finite" in low:
+    if "nan" in low or "inf" in low or "non-finite" in low or "are invalid" in low:
         if m := _NAN_LOSS.search(text):
             v = (m["v"] or "nan").lower()
             out.append(NumericHealth(event=ev, what="inf_loss" if "inf" in v else "nan_loss"))

@@ -365,6 +365,22 @@ class VersionWarning(Fact):
     words: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkRetried(Fact):
+    """A framework said it runs failed work again (``extract._RETRIED``): Ray's core worker resubmitting a failed task
+    or actor task, Ray Train restarting its worker group under ``FailureConfig(max_failures)``. Whether the job then
+    went on is read from the progress after it (``recovered.retried_after_failure``).
+
+    Attributes:
+        by: ``ray_task`` | ``ray_train``.
+        words: the line's words that say so.
+    """
+
+    KIND: ClassVar[str] = "work_retried"
+    by: str
+    words: str
+
+
 KINDS: dict[str, type[Fact]] = {
     c.KIND: c
     for c in (
@@ -382,5 +398,6 @@ KINDS: dict[str, type[Fact]] = {
         P2PSlowerThanCopy,
         RunFinished,
         VersionWarning,
+        WorkRetried,
     )
 }

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import regex
+
+from .. import plausible
 from ..jobfiles import PathFacts
 from ..types import Event
 from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
@@ -69,6 +72,23 @@ def _remember(shape: bytes | None, claim: int | tuple[str, str]) -> None:
         _CLAIMS[shape] = claim
 
 
+# a trainer's own rank tag inside its message, in the spellings training scripts and Lightning print: "[rank 0]",
+# "[rank: 1]" (Lightning's ``rank_prefixed_message``), "[rank 2/4]", "[RANK 3]", "| rank 0/3 |". Read only where no
+# prefix, recogniser or file path names the rank; c10d's capitalised "[Rank N]" is left alone (a process group's rank,
+# not always the global one). Before NCCL's communicator rank, which is a group's.
+_TEXT_RANK = regex.compile(r"\[(?:rank|RANK):? ?(?P<r>\d{1,6})(?:/\d+)?\]|(?:^|\| )rank (?P<r>\d{1,6})/\d+ \|")
+
+
+def _text_rank(body: str, params: dict[str, Any], pre: prefix.Prefix) -> int | None:
+    head = body[:160]
+    # not behind Ray's "(actor pid=N)": each Ray Tune trial's workers count their ranks from 0 again, so the tag
+    # does not name one process of the job there (the pid does)
+    if not pre.ray and ("rank" in head or "RANK" in head) and (m := _TEXT_RANK.search(head)):
+        return plausible.rank(m["r"])
+    r = params.get("comm_rank")
+    return r if isinstance(r, int) else None
+
+
 def _event(
     path: str,
     line: int,
@@ -101,7 +121,9 @@ def _event(
         if pre.rank is not None
         else rec.rank
         if rec.rank is not None
-        else (defaults.rank if defaults.rank is not None else p.get("comm_rank")),
+        else defaults.rank
+        if defaults.rank is not None
+        else _text_rank(body, p, pre),
         local_rank=pre.local_rank
         if pre.local_rank is not None
         else (rec.local_rank if rec.local_rank is not None else defaults.local_rank),
