@@ -41,11 +41,16 @@ HANG_CAUSES = ("silent_hang", "collective_timeout", "collective_mismatch")
 CONTRADICTED_BY = {"training_divergence": "numbers_recovered"}
 # causes the model may name only when the log states a fact of their kind: a version pair needs versions printed
 # (``facts.find_versions``: banners, ``collect_env``, pip pins, "NCCL version 2.18.5" in torch's NCCL errors) or a
-# version requirement ("transformers>=4.45.0,<=4.51.3" in a dependency check) on a line the model or the rules read.
+# version requirement ("transformers>=4.45.0,<=4.51.3" in a dependency check) or build ("compiled with NCCL 1.0") on a
+# line the model or the rules read.
 # On a log with neither, the vote can only echo wording learnt from logs whose pair a thread named (a one-line
 # "unhandled cuda error" excerpt read as a version pair); the rules' answer stands and the vote is listed.
 NEEDS_VERSIONS = frozenset({"library_version_mismatch"})
-_VERSION_SPEC = re.compile(r"\b[A-Za-z][\w.-]*\s*(?:>=|<=|==|!=|~=|>|<)\s*v?\d+\.\d+")
+_VERSION_SPEC = re.compile(
+    r"\b[A-Za-z][\w.-]*\s*(?:>=|<=|==|!=|~=|>|<)\s*v?\d+\.\d+"
+    # "# NCCL Tests compiled with NCCL 1.0", "built for PyTorch 2.1", "version 2.18.5"
+    r"|(?i:\b(?:version|compiled with|built (?:with|for|against))\s+(?:[A-Za-z][\w.-]*\s+)?v?\d+\.\d+)"
+)
 
 
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
