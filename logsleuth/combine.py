@@ -54,9 +54,9 @@ _VERSION_SPEC = re.compile(
 
 
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
-# exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure; ``recovered.retried_after_failure``: Ray
-# retried the failed work and the job went on), which a
-# vote on the job's lines does not overrule
+# exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure;
+# ``recovered.retried_after_failure``: Ray retried the failed work and the job went on), which a vote on the job's
+# lines does not overrule
 SUCCESS_FACTS = frozenset({"teardown-after-success", "resumed-after-failure", "retried-after-failure"})
 # failure verdicts read from facts about how the job ended that a vote on its lines does not overrule
 # (``interrupted.interrupted_while_waiting``: the user's Ctrl-C with nothing failed before it)
@@ -165,6 +165,12 @@ def _supported(vote: Vote, clean: bool = False) -> bool:
     return any(LEVEL_RANK[d.event.level] >= LEVEL_RANK["warning"] or TROUBLE.search(d.event.text) for d in real)
 
 
+def _listed(d: Diagnosis, stats: dict[str, Any], vote: Vote) -> Diagnosis:
+    """The rules' answer ``d`` standing, with the model's vote listed among its hypotheses."""
+    hyps = _hyps(d.hypotheses[0], d.hypotheses[1:], vote) if d.hypotheses else d.hypotheses
+    return dataclasses.replace(d, stats=stats, hypotheses=hyps)
+
+
 def _states_versions(d: Diagnosis, vote: Vote) -> bool:
     """The log names versions (``d.versions``) or a version requirement on a line the rules or the model read."""
     if d.versions:
@@ -215,9 +221,7 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
         # the facts rule the model's cause out (``numeric_tail``: the loss ended finite): the rules' answer stands
         return dataclasses.replace(d, stats=stats)
     if vote.label in NEEDS_VERSIONS and not _states_versions(d, vote):
-        return dataclasses.replace(
-            d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote) if d.hypotheses else d.hypotheses
-        )
+        return _listed(d, stats, vote)
 
     if d.verdict == "no_failure":
         if (
@@ -226,16 +230,12 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
             and _supported(vote, clean=True)
         ):
             return _model_decides(d, vote, stats, rules, "The rules found no error line, but")
-        return dataclasses.replace(
-            d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote) if d.hypotheses else d.hypotheses
-        )
+        return _listed(d, stats, vote)
 
     guess = rule_guess(d)
     if not vote.confident or vote.label not in ROOT_CAUSES:
         # the model is unsure, or says "no failure" while the rules saw errors: the rules' answer stands
-        return dataclasses.replace(
-            d, stats=stats, hypotheses=_hyps(d.hypotheses[0], d.hypotheses[1:], vote) if d.hypotheses else d.hypotheses
-        )
+        return _listed(d, stats, vote)
 
     if vote.label == guess:
         # a weak rule confirmed by the model

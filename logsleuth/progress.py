@@ -38,10 +38,9 @@ _METRIC = regex.compile(
 GATE: tuple[str, ...] = (r"(?i:step|iter)",)
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
-# "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one)
-RANK_TAG = regex.compile(
-    r"\[rank:? ?(\d+)(?:/\d+)?\]"
-)  # also "[rank 1]", "[rank: 1]", "[rank 1/4]" (``parse._TEXT_RANK``)
+# "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also
+# "[rank 1]", "[rank: 1]", "[rank 1/4]" (the bracketed spellings ``parse._TEXT_RANK`` reads a line's rank from)
+RANK_TAG = regex.compile(r"\[rank:? ?(\d+)(?:/\d+)?\]")
 
 
 @dataclass

@@ -100,16 +100,17 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     t_first = evidence.time_of(first) or first.time
     if _after((first.path, first.line, t_first, (0, 0, 0)), last.path, last.line, t_last):
         return diag  # the failure came after Ray's retry: not the one it retried
-    after: list[Point] = []
+    # progress lines after the retry: the tail's (any process, the driver's included) and each rank's, once per line
+    points: dict[tuple[str, int], Point] = {}
     for e in evidence.tail:
         t = evidence.time_of(e) or e.time
         if _after((e.path, e.line, t, (0, 0, 0)), last.path, last.line, t_last):
             c = progress_counter(e.text)
             if c is not None:
-                after.append((e.path, e.line, t, c))
+                points[(e.path, e.line)] = (e.path, e.line, t, c)
     for rp in evidence.progress.values():
-        after.extend(p for p in rp.recent if _after(p, last.path, last.line, t_last))
-    after.sort(key=lambda p: (p[2] or datetime.min, p[1]))
+        points.update(((p[0], p[1]), p) for p in rp.recent if _after(p, last.path, last.line, t_last))
+    after = sorted(points.values(), key=lambda p: (p[2] or datetime.min, p[1]))
     steps = [p[3] for p in after]
     if len(steps) < MIN_STEPS_AFTER or max(steps) <= steps[0]:
         return diag

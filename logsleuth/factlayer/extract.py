@@ -210,7 +210,6 @@ _NCCL_WARN = regex.compile(
     # NCCL <= 2.3 without the word: "host:13:42 [3] include/socket.h:371 WARN Connection closed by remote peer"
     r"|(?<=\] )(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) WARN"
 )
-_OLD_NCCL_WARN = regex.compile(r"\] [\w/.-]+\.(?:cc|c|h|cu|cpp):\d+ WARN ")
 _NCCL_RESULT = regex.compile(
     r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
     r"RemoteError|InProgress))\b"
@@ -975,7 +974,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
                 trace=True,
             )
         )
-    if ("NCCL WARN" in text or (" WARN " in text and _OLD_NCCL_WARN.search(text))) and (m := _NCCL_WARN.search(text)):
+    if ("NCCL WARN" in text or " WARN " in text) and (m := _NCCL_WARN.search(text)):
         r = _NCCL_RESULT.search(text)
         t = tables.warn_template(text[m.end() :].split("\n", 1)[0])
         out.append(
