@@ -162,6 +162,8 @@ _UCX_SIGNAL = regex.compile(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
 _GDB_SIGNAL = regex.compile(
     r"(?:^|\n)(?:Program|Thread \d+(?: \"[^\"\n]*\")?) (?:received|terminated with) signal (?P<name>SIG[A-Z]+)"
 )
+# PaddlePaddle's handler (``tables.PADDLE_SIGNAL_WORDS``)
+_PADDLE_SIGNAL = regex.compile(r"FatalError: `(?P<word>[^`\n]+)` is detected by the operating system")
 _GLOG_SIGNAL = regex.compile(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
 # abseil's failure signal handler (``absl/debugging/failure_signal_handler.cc``, linked into Ray's ``_raylet.so``,
 # which installs it in every worker): "*** SIGSEGV received at time=1795565435 on cpu 0 ***", or "*** Signal 7
@@ -771,6 +773,9 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         and m["name"] in tables.CRASH_SIGNALS
     ):
         _exit(ev, out, None, "gdb", signal=m["name"])
+    if "detected by the operating system" in text and (m := _PADDLE_SIGNAL.search(text)):
+        if sig := tables.PADDLE_SIGNAL_WORDS.get(m["word"]):
+            _exit(ev, out, None, "paddle", signal=sig, detail=m["word"])
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
     elif "received at time=" in text and (m := _ABSL_SIGNAL.search(text)):
@@ -1055,14 +1060,18 @@ def nccl_result(text: str) -> str:
 
 # Ctrl-C in the job's terminal (SIGINT to its foreground process group), as the processes report it: Lightning's
 # ``_call_and_handle_interrupt`` (``lightning/pytorch/trainer/call.py``: "Detected KeyboardInterrupt, attempting
-# graceful shutdown ...") and CPython's uncaught ``KeyboardInterrupt`` (a traceback ending in it)
+# graceful shutdown ..."), Ray Train v2's driver (``DataParallelTrainer._register_sigint_handler`` in
+# ``ray/train/v2/api/data_parallel_trainer.py``: "Received SIGINT. Gracefully aborting the training run") and CPython's
+# uncaught ``KeyboardInterrupt`` (a traceback ending in it). Ray Tune's "Stop signal received (e.g. via SIGINT/Ctrl+C)"
+# is left out: its handler also takes SIGUSR1, which a scheduler sends before preempting a job.
 _CTRL_C = regex.compile(
-    r"Detected KeyboardInterrupt, attempting graceful shutdown|(?:^|\n)(?:\[[^\]\n]*\]:?\s*)?KeyboardInterrupt\s*$"
+    r"Detected KeyboardInterrupt, attempting graceful shutdown|Received SIGINT\. Gracefully aborting the training run"
+    r"|(?:^|\n)(?:\[[^\]\n]*\]:?\s*)?KeyboardInterrupt\s*$"
 )
 
 
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
-    if "KeyboardInterrupt" in text and _CTRL_C.search(text):
+    if ("KeyboardInterrupt" in text or "SIGINT" in text) and _CTRL_C.search(text):
         out.append(SignalFact(event=ev, signal="SIGINT", signum=2, sender="terminal"))
     if "death signal" in text and (m := _AGENT_SIGNAL.search(text)) and (name := m["name"] or _signal(m["num"])):
         sender = (

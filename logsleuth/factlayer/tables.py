@@ -71,6 +71,16 @@ ZSH_SIGNAL_WORDS: dict[str, str] = {
     "quit": "SIGQUIT",
     "trace trap": "SIGTRAP",
 }
+# PaddlePaddle's signal handler (``paddle/fluid/platform/init.cc`` ``SignalHandle``, its ``SignalErrorStrings`` quoted
+# from POSIX signal.h): "FatalError: `Segmentation fault` is detected by the operating system." before the process dies
+PADDLE_SIGNAL_WORDS: dict[str, str] = {
+    "Segmentation fault": "SIGSEGV",
+    "Illegal instruction": "SIGILL",
+    "Erroneous arithmetic operation": "SIGFPE",
+    "Process abort signal": "SIGABRT",
+    "Access to an undefined portion of a memory object": "SIGBUS",
+    "Termination signal": "SIGTERM",
+}
 # Signals that mean the process crashed in native code (taxonomy ``native_crash``).
 CRASH_SIGNALS = frozenset({"SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"})
 
