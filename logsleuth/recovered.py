@@ -1,6 +1,7 @@
 """A failure the job recovered from: ``no_failure`` when every rank that prints progress restarted after the first
-failure (its steps went back) and then got past where it was, and nothing failed after that; or when Ray retried the
-failed work and the job's progress went on with nothing failing after (``retried_after_failure``).
+failure (its steps went back) and then got past where it was, and nothing failed after that; or when a framework
+retried the failed work (Ray, Ray Train, c10d's store client) and the job's progress went on with nothing failing after
+(``retried_after_failure``).
 
 Launchers restart failed workers (torchrun ``--max-restarts``, Ray Train's ``FailureConfig(max_failures)``, Lightning
 fault-tolerant or a SLURM requeue into the same log) and training loops resume from their last checkpoint: the log
@@ -80,22 +81,30 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
 
 
 RETRY_RULE_ID = "retried-after-failure"
+# who retried, by ``WorkRetried.by``
+_RETRIED_BY = {
+    "ray_task": "Ray retried the failed task",
+    "ray_train": "Ray Train restarted its worker group",
+    "c10d_store": "the c10d store client connected again after its timed-out attempt",
+}
 
 
 def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
-    """``diag`` turned into ``no_failure`` when Ray retried the failed work and the job went on: Ray's own retry report
-    (a ``WorkRetried`` fact) at or after ``diag.first_failure``, then at least ``MIN_STEPS_AFTER`` progress lines (any
-    process's, the driver's included) whose counter went forward, and no rule match, unexplained error or failure fact
-    after the last retry report. A worker that died and whose task ran again elsewhere cost time, not the job (a
+    """``diag`` turned into ``no_failure`` when the failed work was retried and the job went on: the retry report (a
+    ``WorkRetried`` fact: Ray's task retry, Ray Train's worker-group restart, c10d's store client retry) at or after
+    ``diag.first_failure``, then at least ``MIN_STEPS_AFTER`` progress lines (any process's, the driver's included)
+    whose counter went forward, and no rule match, unexplained error or failure fact after the last retry report. A worker that died and whose task ran again elsewhere cost time, not the job (a
     retried task that fails for good, or runs out of retries, fails again after the report). Else ``diag``
     unchanged."""
     first = diag.first_failure
     if diag.verdict != "failure" or first is None:
         return diag
-    retries = {(f.event.path, f.event.line): f.event for f in evidence.facts if isinstance(f, WorkRetried)}
+    facts = {(f.event.path, f.event.line): f for f in evidence.facts if isinstance(f, WorkRetried)}
+    retries = {k: f.event for k, f in facts.items()}
     if not retries:
         return diag
     last = max(retries.values(), key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
+    who = _RETRIED_BY.get(facts[(last.path, last.line)].by, "the framework retried the failed work")
     t_last = evidence.time_of(last) or last.time
     t_first = evidence.time_of(first) or first.time
     if _after((first.path, first.line, t_first, (0, 0, 0)), last.path, last.line, t_last):
@@ -119,13 +128,14 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if any(_failed_after(evidence, e, after[0]) for e in _failures(evidence) if (e.path, e.line) not in retries):
         return diag
     message = (
-        f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): Ray retried "
-        f"the failed work ({last.path}:{last.line}), {len(steps)} progress lines followed, up to {_fmt(max(steps))}, "
+        f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): {who} "
+        f"({last.path}:{last.line}), {len(steps)} progress lines followed, up to {_fmt(max(steps))}, "
         "and nothing failed after that. The failure cost time, not the job."
     )
     fix = Fix(
-        summary="Nothing to fix for the run itself; the failure Ray retried is listed as a symptom. If it repeats, "
-        "it is worth a look: each retry repeats the work of the lost task or actor."
+        summary="Nothing to fix for the run itself; the failure that was retried is listed as a symptom. If it "
+        "repeats, it is worth a look: each retry repeats lost work (a task, an actor, a worker group) or waits out a "
+        "store connection timeout."
     )
     return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 

@@ -362,11 +362,16 @@ _FINISHED = regex.compile(
 # (``FailureConfig(max_failures)``, ``ray/train/v2/_internal/execution/failure_handling``): "[FailurePolicy] RETRY"
 # with "Error count: 1 (max allowed: 1)" on the next lines, or in one line "[FailurePolicy] Decision:
 # FailureDecision.RETRY, Error source: ..."
+# c10d's store client (``torch/csrc/distributed/c10d/TCPStore.cpp``, torch >= 2.4): "TCP client failed to
+# connect/validate to host 127.0.0.1:29522 - retrying (try=0, timeout=15000ms, delay=17718ms): ..." - the server was not
+# listening yet (a rank 0 still busy before ``init_process_group``); it gives up with "- timed out (try=N, ...)" and
+# raises ``DistNetworkError``, a failure after the retry
 _RETRIED = regex.compile(
     r"(?P<ray_task>Task \S+ failed(?: due to oom)?\. There are (?:\d+|infinite) (?:oom )?retries remaining, so the "
     r"task will be retried)|(?P<ray_train>\[FailurePolicy\] (?:Decision: FailureDecision\.)?RETRY\b)"
+    r"|(?P<c10d_store>TCP client failed to connect/validate to host \S+ - retrying \(try=\d+)"
 )
-_RETRIED_WORDS = ("retries remaining", "[FailurePolicy]")
+_RETRIED_WORDS = ("retries remaining", "[FailurePolicy]", "- retrying (try=")
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
 # torchao version 0.16.0" (pytorch/ao#2919; areal-project/AReaL#979, fixed by pinning torchao); xFormers
@@ -836,6 +841,10 @@ _INSTALLED = ("site-packages/", "dist-packages/")
 
 
 _MODULE_ATTR = regex.compile(r"^module '(?P<mod>[\w.]+)' has no attribute '\w+'")
+# "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'" (``tables.MOVED_KEYWORDS``)
+_UNEXPECTED_KEYWORD = regex.compile(
+    r"(?:^|[\s:.(])(?P<cls>[A-Za-z_]\w*)(?:\.__init__)?\(\) got an unexpected keyword argument '(?P<kw>\w+)'"
+)
 
 
 def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
@@ -843,8 +852,12 @@ def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
     innermost frame in ``site-packages``/``dist-packages``, not the user's code): one package calling another with a
     signature the installed version does not have (trl -> vLLM's ``EngineArgs.__init__() got an unexpected keyword
     argument 'worker_extension_cls'``, huggingface/trl#3304); or an ``AttributeError`` on a module of the ML stack's
-    packages (``tables.VERSIONED_PACKAGES``), wherever the call was made."""
+    packages (``tables.VERSIONED_PACKAGES``), wherever the call was made; or, wherever the call was made, a keyword
+    that one of the ML stack's classes renamed or removed between releases (``tables.MOVED_KEYWORDS``)."""
     short = typ.rsplit(".", 1)[-1]
+    if short == "TypeError" and "unexpected keyword" in message and (k := _UNEXPECTED_KEYWORD.search(message)):
+        if (k["cls"], k["kw"]) in tables.MOVED_KEYWORDS:
+            return True
     if short == "AttributeError" and (m := _MODULE_ATTR.match(message)):
         # an installed package of the ML stack without the attribute the caller uses (``tables.VERSIONED_PACKAGES``):
         # "module 'numpy' has no attribute 'float'" (numpy 1.24 removed the aliases)

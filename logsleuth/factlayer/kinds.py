@@ -368,11 +368,12 @@ class VersionWarning(Fact):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkRetried(Fact):
     """A framework said it runs failed work again (``extract._RETRIED``): Ray's core worker resubmitting a failed task
-    or actor task, Ray Train restarting its worker group under ``FailureConfig(max_failures)``. Whether the job then
-    went on is read from the progress after it (``recovered.retried_after_failure``).
+    or actor task, Ray Train restarting its worker group under ``FailureConfig(max_failures)``, c10d's store client
+    connecting again after a timed-out attempt. Whether the job then went on is read from the progress after it
+    (``recovered.retried_after_failure``).
 
     Attributes:
-        by: ``ray_task`` | ``ray_train``.
+        by: ``ray_task`` | ``ray_train`` | ``c10d_store``.
         words: the line's words that say so.
     """
 

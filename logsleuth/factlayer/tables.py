@@ -211,6 +211,28 @@ VERSIONED_PACKAGES = frozenset(
         "protobuf", "google",
     }
 )  # fmt: skip
+# Keyword arguments that the ML stack's public classes renamed or removed between releases: a user's script written
+# for another release than the installed one fails building the object with CPython's "X.__init__() got an unexpected
+# keyword argument 'k'" (``extract.api_mismatch``). Keyed by (class name, keyword); the value says which change.
+# - transformers ``TrainingArguments``: ``evaluation_strategy`` arrived in 3.x (huggingface/transformers#7974: "It was
+#   recently added, so you may need to upgrade"), was renamed ``eval_strategy`` in 4.41 and the old name removed in 4.46
+#   (huggingface/course#987, yeyupiaoling/Whisper-Finetune#112), so either name fails on the other side.
+# - transformers ``Trainer`` and TRL's trainers: ``tokenizer`` became ``processing_class`` (TRL 0.12, huggingface/trl
+#   PR #2162; transformers 4.46, removed in 5: huggingface/trl#6168); a script using ``processing_class`` on an older
+#   release fails the other way (virtualramblas/Domain-Specific-Small-Language-Models#3).
+# - Lightning's ``Trainer``: ``gpus`` (and ``tpu_cores``, ``auto_select_gpus``) were removed in 2.0 for
+#   ``accelerator``/``devices`` (lcn-kul/madress-2023#1, lavis-nlp/jerex#19).
+_ARGS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "GRPOConfig", "RewardConfig")
+_TRAINERS = ("Trainer", "Seq2SeqTrainer", "SFTTrainer", "DPOTrainer", "GRPOTrainer", "PPOTrainer", "RewardTrainer",
+             "KTOTrainer", "ORPOTrainer", "CPOTrainer", "RLOOTrainer")  # fmt: skip
+MOVED_KEYWORDS: dict[tuple[str, str], str] = {
+    **{(c, k): "transformers renamed evaluation_strategy to eval_strategy (4.41; the old name removed in 4.46)"
+       for c in _ARGS for k in ("evaluation_strategy", "eval_strategy")},
+    **{(c, k): "transformers 4.46 / TRL 0.12 renamed the trainers' tokenizer argument processing_class"
+       for c in _TRAINERS for k in ("tokenizer", "processing_class")},
+    **{("Trainer", k): "Lightning 2.0 removed gpus/tpu_cores/auto_select_gpus (use accelerator= and devices=)"
+       for k in ("gpus", "tpu_cores", "auto_select_gpus")},
+}  # fmt: skip
 # Messages that name a family by their shape (regexes, searched in the exception's message). A short write is a
 # full disk or quota when nothing else is said: numpy's ``ndarray.tofile``/``np.save`` (``PyArray_ToFile`` in
 # ``numpy/_core/src/multiarray/convert.c``: ``"%ld requested and %ld written"`` when ``fwrite`` writes fewer items,
