@@ -93,22 +93,24 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when the failed work was retried and the job went on: the retry report (a
     ``WorkRetried`` fact: Ray's task retry, Ray Train's worker-group restart, c10d's store client retry) at or after
     ``diag.first_failure``, then at least ``MIN_STEPS_AFTER`` progress lines (any process's, the driver's included)
-    whose counter went forward, and no rule match, unexplained error or failure fact after the last retry report. A worker that died and whose task ran again elsewhere cost time, not the job (a
-    retried task that fails for good, or runs out of retries, fails again after the report). Else ``diag``
-    unchanged."""
+    whose counter went forward, and no rule match, unexplained error or failure fact after the last retry report. A
+    worker that died and whose task ran again elsewhere cost time, not the job (a retried task that fails for good, or
+    runs out of retries, fails again after the report). Else ``diag`` unchanged."""
     first = diag.first_failure
     if diag.verdict != "failure" or first is None:
         return diag
-    facts = {(f.event.path, f.event.line): f for f in evidence.facts if isinstance(f, WorkRetried)}
-    retries = {k: f.event for k, f in facts.items()}
+    retries = {(f.event.path, f.event.line): f for f in evidence.facts if isinstance(f, WorkRetried)}
     if not retries:
         return diag
-    last = max(retries.values(), key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
-    who = _RETRIED_BY.get(facts[(last.path, last.line)].by, "the framework retried the failed work")
+    last_fact = max(
+        retries.values(), key=lambda f: (evidence.time_of(f.event) or f.event.time or datetime.min, f.event.line)
+    )
+    last = last_fact.event
+    who = _RETRIED_BY.get(last_fact.by, "the framework retried the failed work")
     t_last = evidence.time_of(last) or last.time
     t_first = evidence.time_of(first) or first.time
     if _after((first.path, first.line, t_first, (0, 0, 0)), last.path, last.line, t_last):
-        return diag  # the failure came after Ray's retry: not the one it retried
+        return diag  # the failure came after the retry: not the one it retried
     # progress lines after the retry: the tail's (any process, the driver's included) and each rank's, once per line
     points: dict[tuple[str, int], Point] = {}
     for e in evidence.tail:

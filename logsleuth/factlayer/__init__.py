@@ -78,6 +78,7 @@ GATE: tuple[str, ...] = (
     # failed work run again (extract._RETRIED)
     r"retries remaining",
     r"\[FailurePolicy\]",
+    r"- retrying \(try=",
     r"(?i:\binf\b)",
     r"(?i:overflow)",
     r"(?i:loss scale)",
