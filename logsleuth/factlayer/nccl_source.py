@@ -259,7 +259,7 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
         r"no socket interface found|No usable listening interface found|NET/Socket ?: no interface found|"
         r"no device found (?:matching|after excluding)|No interface found in the same subnet|"
         r"NET/IB ?: No IP interface found|No valid (?:<IPv4_or_hostname>:<port>|\[IPv6\]:port) pair found|"
-        r"Error: network \S+ not found|Unsupported address family|is neither AF_INET",
+        r"Error: network \S+ not found|Failed to initialize any NET plugin|Unsupported address family|is neither AF_INET",
         "socket",
         "nccl_network_config",
         False,
@@ -267,7 +267,10 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
         '"no device found matching %s%s, verify NCCL_OOB_NET_IFNAME"; transport/net_socket.cc "NET/Socket : no '
         'interface found"; misc/socket.cc "Net : No interface found in the same subnet as remote address %s", "Net : '
         'No valid <IPv4_or_hostname>:<port> pair found"; transport/net_ib.cc "NET/IB : No IP interface found."; '
-        'init.cc, net.cc "Error: network %s not found."',
+        'init.cc, net.cc "Error: network %s not found."; plugin/net.cc (2.28) "Failed to initialize any NET plugin" '
+        "(ncclInvalidUsage: no network transport came up - NCCL_NET names one this host cannot load, such as IB "
+        "with no HCA, or a forced external plugin missing from LD_LIBRARY_PATH; real run here, NCCL_NET=IB on an "
+        "H200 host without IB)",
     ),
     # --- subsystem by the message's own prefix or the wrapped call (wins over the caller's file) ---
     WarnTemplate(
