@@ -48,6 +48,9 @@ GATE: tuple[str, ...] = (
     r"P2P=(?:Enabled|Disabled)",
     r"\d[ \t]+\d+\.\d+[ \t]+\d+\.\d+",
     r"NCCL_CUMEM_ENABLE",
+    # NCCL's COLL trace calls and communicator Init lines (``reason.CollTrace``)
+    r": opCount [0-9a-f]+ sendbuff",
+    r"commId 0x",
     r"via P2P/(?:CUMEM|MNNVL|IPC)",
     r"fallen off",
     r"ECC",

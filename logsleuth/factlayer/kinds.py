@@ -315,6 +315,33 @@ class CuMemMismatch(Fact):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CollTraceMismatch(Fact):
+    """Two processes of one communicator logged different collectives under the same ``opCount`` in NCCL's COLL trace
+    (``NCCL_DEBUG=INFO`` with the COLL subsystem: "AllReduce: opCount 28c sendbuff ... count N datatype D op O root R
+    comm 0x... [nranks=N] stream 0x...", printed per call by ``src/enqueue.cc``). ``opCount`` counts the collectives
+    issued on a communicator, so every member's n-th call must be the same operation on the same count and datatype;
+    when they differ the ranks are desynchronised and the collective hangs (an RCCL maintainer's reading of such a trace,
+    https://github.com/ROCm/rccl/issues/429). ``reason.CollTrace`` decides membership.
+
+    Attributes:
+        op_count: the opCount both calls carry (hex, as printed).
+        this_call, other_call: "AllGather count 59205120 datatype 0 root 0" - this line's call and the other one's.
+        this_process, other_process: ``host:pid [cudaDev]`` of each (with the communicator rank when its Init line
+            was seen).
+        communicator: ``commId 0x...`` when both processes' Init lines tied their comm to one commId, else
+            ``nranks=N`` (each process had one communicator of that size, and two opCounts disagreed).
+    """
+
+    KIND: ClassVar[str] = "coll_trace_mismatch"
+    op_count: str
+    this_call: str
+    other_call: str
+    this_process: str
+    other_process: str
+    communicator: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class P2PSlowerThanCopy(Fact):
     """CUDA's ``p2pBandwidthLatencyTest`` sample measured a GPU pair slower with peer-to-peer enabled than with it
     disabled (``reason.P2PBandwidth``): with P2P off the sample copies through host memory, so a working P2P path is at
@@ -396,6 +423,7 @@ KINDS: dict[str, type[Fact]] = {
         NativeFrame,
         NcclCuMem,
         CuMemMismatch,
+        CollTraceMismatch,
         P2PSlowerThanCopy,
         RunFinished,
         VersionWarning,

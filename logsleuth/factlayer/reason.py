@@ -22,6 +22,7 @@ from ..types import Event
 from . import tables
 from .extract import CAUSE_SPLIT, cuda_error, facts_of, nccl_last_error, nccl_result
 from .kinds import (
+    CollTraceMismatch,
     CuMemMismatch,
     ExceptionFact,
     Fact,
@@ -346,6 +347,109 @@ class P2PBandwidth:
         return facts
 
 
+# NCCL's COLL trace (``src/enqueue.cc``, INFO with NCCL_DEBUG_SUBSYS including COLL): one line per collective call,
+# "<Op>: opCount <hex> sendbuff <p> recvbuff <p> count <n> datatype <d> op <o> root <r> comm <ptr> [nranks=<n>] stream
+# <p>" (the same fields since NCCL 2.4; RCCL prints them too). Point-to-point calls (Send/Recv) are left out: their
+# opCount is shared with the group they are batched in. And the communicator's Init line, which ties the process-local
+# ``comm`` pointer to the ``commId`` every member shares (NCCL >= 2.18: "ncclCommInitRank comm 0x... rank 0 nranks 4
+# cudaDev 0 nvmlDev 0 busId 1a000 commId 0x... - Init START|COMPLETE").
+_COLL_CALL = regex.compile(
+    r"\b(?P<op>AllReduce|AllGather|ReduceScatter|Broadcast|Reduce): opCount (?P<oc>[0-9a-f]+) sendbuff \S+ recvbuff "
+    r"\S+ count (?P<count>\d+) datatype (?P<dt>\d+) op \d+ root (?P<root>\d+) comm (?P<comm>0x[0-9a-f]+)"
+    r"(?: \[nranks=(?P<n>\d+)\])?"
+)
+_COMM_INIT = regex.compile(r"\bcomm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks \d+ .*?commId (?P<id>0x[0-9a-f]+)")
+_NCCL_DEV = regex.compile(r"\[(\d+)\] NCCL INFO")
+COLL_TRACE_WINDOW = 4096  # opCounts kept per communicator: a desync shows within a few calls, traces run to millions
+COLL_MISMATCHES_WITHOUT_ID = 2  # opCounts that must disagree when only nranks says two comms are one
+
+
+@dataclass
+class CollTrace:
+    """NCCL COLL trace calls per communicator, and a ``CollTraceMismatch`` when two processes' calls under one
+    ``opCount`` differ (once per communicator).
+
+    A communicator is known by the ``commId`` of its members' Init lines. Without them (a trace pasted alone, or
+    NCCL < 2.18) two processes' comms are taken as one only when each process logged one communicator of that
+    ``nranks`` and ``COLL_MISMATCHES_WITHOUT_ID`` opCounts disagree: two same-sized groups (the tensor-parallel groups
+    of two pipeline stages) legitimately issue different calls."""
+
+    ids: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # (process, comm) -> (commId, rank)
+    sizes: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (process, nranks) -> comm pointers
+    calls: dict[str, dict[str, tuple[str, str, Event]]] = field(default_factory=dict)  # group -> opCount -> call
+    disagree: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # (group, p, q) -> opCounts
+    reported: set[str] = field(default_factory=set)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts``, plus a ``CollTraceMismatch`` when ``ev`` is a COLL trace call that disagrees with another
+        process's call on the same communicator and opCount."""
+        text = ev.text
+        if "opCount " not in text:
+            if "commId 0x" in text:
+                m = _COMM_INIT.search(text)
+                if m is not None:
+                    self.ids[(self._who(ev), m["comm"])] = (m["id"], m["rank"])
+            return facts
+        m = _COLL_CALL.search(text)
+        if m is None:
+            return facts
+        who = self._who(ev)
+        known = self.ids.get((who, m["comm"]))
+        if known is not None:
+            group = f"commId {known[0]}"
+        elif m["n"]:
+            ptrs = self.sizes.setdefault((who, m["n"]), set())
+            ptrs.add(m["comm"])
+            if len(ptrs) > 1:
+                return facts  # two comms of one size in this process: which peer comm is which is unknown
+            group = f"nranks={m['n']}"
+        else:
+            return facts
+        if group in self.reported:
+            return facts
+        call = f"{m['op']} count {m['count']} datatype {m['dt']} root {m['root']}"
+        seen = self.calls.setdefault(group, {})
+        first = seen.get(m["oc"])
+        if first is None:
+            seen[m["oc"]] = (who, call, ev)
+            if len(seen) > COLL_TRACE_WINDOW:
+                for k in list(seen)[: COLL_TRACE_WINDOW // 2]:
+                    del seen[k]
+            return facts
+        other, other_call, _ = first
+        if other == who or other_call == call:
+            return facts
+        if known is None:
+            if len(self.sizes.get((other, m["n"] or ""), ())) > 1:
+                return facts
+            lo, hi = sorted((who, other))
+            pair = self.disagree.setdefault((group, lo, hi), set())
+            pair.add(m["oc"])
+            if len(pair) < COLL_MISMATCHES_WITHOUT_ID:
+                return facts
+        self.reported.add(group)
+        mismatch = CollTraceMismatch(
+            event=ev,
+            op_count=m["oc"],
+            this_call=call,
+            other_call=other_call,
+            this_process=self._named(who, m["comm"]),
+            other_process=other,
+            communicator=group,
+        )
+        return [*facts, mismatch]
+
+    @staticmethod
+    def _who(ev: Event) -> str:
+        """The process (``_process``) and its CUDA device as NCCL's prefix prints it (``[2]``)."""
+        dev = _NCCL_DEV.search(ev.text)
+        return f"{_process(ev)} [{dev[1]}]" if dev else _process(ev)
+
+    def _named(self, who: str, comm: str) -> str:
+        known = self.ids.get((who, comm))
+        return f"{who} rank {known[1]}" if known else who
+
+
 @dataclass
 class SameSignalExits:
     """The pids the job has seen end by each signal, to count on each ``ProcessExit`` how many distinct processes
@@ -460,7 +564,8 @@ class FactStream:
     exceptions, ``ExceptionChain``; a known-bad version pair printed earlier, ``known_bad_pair``; a run of
     consecutive overflow skips, ``OverflowRun``; an NCCL failure after processes disagreed on cuMem, ``CuMemSides``;
     how many processes ended by the same signal, ``SameSignalExits``; a GPU pair slower with P2P than without in
-    CUDA's bandwidth test, ``P2PBandwidth``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``;
+    CUDA's bandwidth test, ``P2PBandwidth``; two processes' different calls under one opCount of NCCL's COLL trace,
+    ``CollTrace``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``;
     the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
@@ -468,6 +573,7 @@ class FactStream:
     cumem: CuMemSides = field(default_factory=CuMemSides)
     signals: SameSignalExits = field(default_factory=SameSignalExits)
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
+    colls: CollTrace = field(default_factory=CollTrace)
     last_error: NcclLastError = field(default_factory=NcclLastError)
     traces: NcclTraces = field(default_factory=NcclTraces)
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
@@ -475,6 +581,7 @@ class FactStream:
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
+        facts = self.colls.see(ev, facts)
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)
