@@ -19,7 +19,13 @@ from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact
-from .factlayer.reason import FactStream, crash_library, exception_summary, sibling_terminations
+from .factlayer.reason import (
+    FactStream,
+    crash_library,
+    exception_summary,
+    handled_when_interrupted,
+    sibling_terminations,
+)
 from .factlayer.tables import is_advisory
 from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
@@ -521,6 +527,9 @@ def decide(
     matches = rules.finalize(list(evidence.matches), set(evidence.context_hits), dict(evidence.last_lines))
     if evidence.stats.get("numbers_recovered"):  # a skipped overflow step the loss recovered from: the scaler working
         matches = [m for m in matches if m.root_cause != "training_divergence"]
+    handled = handled_when_interrupted(evidence.facts)
+    if handled:  # an exception a loop caught and was still handling when the user interrupted: not a failure
+        matches = [m for m in matches if id(m.event) not in handled]
     order = _order(evidence, [m.event for m in matches])
     diag = diagnose(
         matches,

@@ -36,7 +36,9 @@ Point = tuple[str, int, datetime | None, tuple[int, int, int]]
 def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when the job recovered from its first failure (module docstring): every rank
     with progress lines printed at least ``MIN_STEPS_AFTER`` of them after ``diag.first_failure``, the first of them
-    back at or below a counter it printed before (a restart) and the furthest above all of those, and no rule match,
+    back at or below a counter it printed before (a restart) and the furthest above all of those - or, for a rank that
+    printed no progress before the failure, torchrun restarted the workers (``_elastic_restarted``) and the rank's
+    counter went forward after - and no rule match,
     unexplained error or failure fact (exception, process exit, signal, scheduler verdict) comes after any rank's first
     resumed line. Else ``diag`` unchanged. The failure's evidence is kept as symptoms."""
     first = diag.first_failure
@@ -46,7 +48,8 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if not printing:
         return diag
     t_first = evidence.time_of(first) or first.time
-    resumed: list[tuple[RankProgress, Point, tuple[int, int, int], tuple[int, int, int]]] = []
+    resumed: list[tuple[RankProgress, Point, tuple[int, int, int] | None, tuple[int, int, int]]] = []
+    restarted = _elastic_restarted(evidence)
     for rp in printing:
         after: list[Point] = []
         before: list[Point] = []
@@ -56,10 +59,16 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
             return diag
         top_before = max((p[3] for p in before), default=None)
         top_after = max(p[3] for p in after)
+        if top_before is None:
+            # failed before any progress: a restart shows only in the launcher's own record (``_elastic_restarted``)
+            if not restarted or top_after <= after[0][3]:
+                return diag
+            resumed.append((rp, after[0], None, top_after))
+            continue
         # restarted: the first step after the failure is back at or below one already printed (a resume from the last
         # checkpoint, or from the start); then went past the furthest. A loop that only went on (a failed side tool,
         # a skipped batch) shows no restart and decides nothing here.
-        if top_before is None or after[0][3] > top_before or top_after <= top_before:
+        if after[0][3] > top_before or top_after <= top_before:
             return diag
         resumed.append((rp, after[0], top_before, top_after))
     failures = _failures(evidence)
@@ -67,6 +76,8 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         return diag
     went = "; ".join(
         f"rank {rp.rank} had reached {_fmt(b)}, resumed at {_fmt(p[3])} and reached {_fmt(a)}"
+        if b is not None
+        else f"rank {rp.rank} started at {_fmt(p[3])} after torchrun restarted the workers and reached {_fmt(a)}"
         for rp, p, b, a in sorted(resumed, key=lambda r: r[0].rank)[:4]
     )
     message = (
@@ -140,6 +151,17 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         "store connection timeout."
     )
     return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _elastic_restarted(evidence: JobEvidence) -> bool:
+    """torchrun restarted its workers: it reported a worker's failure ("failed (exitcode: 1) local_rank: 0 (pid: N)")
+    and printed no failure summary ("Root Cause (first observed failure)"). Its agent prints that summary and raises
+    ``ChildFailedError`` as soon as a failure is final (``torch/distributed/run.py`` ``elastic_launch``); with
+    ``--max-restarts`` left it restarts the whole worker group instead, which it logs at INFO only
+    (``torch/distributed/elastic/agent/server/api.py`` ``_invoke_run``: "... attempts left; will restart worker group")."""
+    if evidence.elastic_root is not None:
+        return False
+    return any(isinstance(f, ProcessExit) and f.reporter == "torchrun" and f.code for f in evidence.facts)
 
 
 def _failures(evidence: JobEvidence) -> list[Event]:

@@ -847,13 +847,26 @@ _UNEXPECTED_KEYWORD = regex.compile(
 )
 
 
+# an installed library refusing an API its caller used because the library moved on: "Invalid `ScalingConfig` type:
+# <class 'ray.air.config.ScalingConfig'>. Use `ray.train.ScalingConfig` instead." (Ray Train v2,
+# ``ray/train/v2/api/data_parallel_trainer.py``, ray-project/ray#49454), "X is deprecated and was removed in v2; use Y
+# instead"
+_MOVED_API = regex.compile(
+    r"(?i)\b(?:is|was|has been|have been) (?:deprecated|removed|renamed|moved)\b[^\n]{0,200}?\b(?:use|instead)\b"
+    r"|\bno longer (?:supported|accepted|available)\b[^\n]{0,200}?\buse\b"
+    r"|\b[Uu]se `[\w.]+(?:\(\))?` instead\b"
+)
+
+
 def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
     """A ``TypeError`` from CPython's argument checks raised where an installed package's code made the call (the
     innermost frame in ``site-packages``/``dist-packages``, not the user's code): one package calling another with a
     signature the installed version does not have (trl -> vLLM's ``EngineArgs.__init__() got an unexpected keyword
     argument 'worker_extension_cls'``, huggingface/trl#3304); or an ``AttributeError`` on a module of the ML stack's
     packages (``tables.VERSIONED_PACKAGES``), wherever the call was made; or, wherever the call was made, a keyword
-    that one of the ML stack's classes renamed or removed between releases (``tables.MOVED_KEYWORDS``)."""
+    that one of the ML stack's classes renamed or removed between releases (``tables.MOVED_KEYWORDS``); or an
+    installed package refusing an API its caller used because that API moved (``_MOVED_API``: "... Use
+    `ray.train.ScalingConfig` instead.", "... was removed in 2.0, use ... instead")."""
     short = typ.rsplit(".", 1)[-1]
     if short == "TypeError" and "unexpected keyword" in message and (k := _UNEXPECTED_KEYWORD.search(message)):
         if (k["cls"], k["kw"]) in tables.MOVED_KEYWORDS:
@@ -862,12 +875,10 @@ def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
         # an installed package of the ML stack without the attribute the caller uses (``tables.VERSIONED_PACKAGES``):
         # "module 'numpy' has no attribute 'float'" (numpy 1.24 removed the aliases)
         return m["mod"].split(".", 1)[0] in tables.VERSIONED_PACKAGES
-    return (
-        short == "TypeError"
-        and not user
-        and any(p in innermost.replace("\\", "/") for p in _INSTALLED)
-        and _SIGNATURE.search(message) is not None
-    )
+    installed = not user and any(p in innermost.replace("\\", "/") for p in _INSTALLED)
+    if installed and _MOVED_API.search(message):
+        return True
+    return short == "TypeError" and installed and _SIGNATURE.search(message) is not None
 
 
 # torch's rendezvous and store code: ``torch/distributed/rendezvous.py`` (``_env_rendezvous_handler``,

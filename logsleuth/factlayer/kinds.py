@@ -117,6 +117,9 @@ class ExceptionFact(Fact):
         innermost: innermost frame ``file:line in func``, or "".
         user_code: True when the innermost frame is the user's code (not site-packages/stdlib).
         caused_by: the type of the exception it was raised from (chained tracebacks), or "".
+        chained: how it was chained to ``caused_by``: ``cause`` ("The above exception was the direct cause of the
+            following exception", ``raise ... from``) or ``context`` ("During handling of the above exception, another
+            exception occurred": raised while the earlier one was being handled, e.g. a retry loop's ``except``), or "".
         known_bad: the known-bad version pair the log printed before this exception, when the pair is known to
             cause it (``tables.KNOWN_BAD_VERSIONS``): "deepspeed 0.9.0 + accelerate 0.18.0 (URL ...)", or "".
     """
@@ -130,6 +133,7 @@ class ExceptionFact(Fact):
     innermost: str = ""
     user_code: bool = False
     caused_by: str = ""
+    chained: str = ""
     known_bad: str = ""
 
 

@@ -254,6 +254,18 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
         'the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 ..."; transport/nvls.cc "... communicator has '
         'multiple ranks using the same NVML device"',
     ),
+    # --- the node's NVSwitch fabric: NCCL's own reading of a failed NVLS multicast bind ---
+    WarnTemplate(
+        r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory|error in the Fabric Manager or NVSwitches",
+        "nvls",
+        "gpu_hardware_fault",
+        False,
+        "transport/nvls.cc \"Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'.\\n"
+        "This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\\nDisable NVLS "
+        '(NCCL_NVLS_ENABLE=0) ..." (as NCCL 2.29.3 printed it, the multicast bind failing with CUDA error 401, '
+        "CUDA_ERROR_ILLEGAL_STATE): the node's Fabric Manager / NVSwitch state, which a restart or power-cycle "
+        "clears (pytorch/pytorch#177472)",
+    ),
     # --- network configuration: no interface, bad address, unknown network ---
     WarnTemplate(
         r"no socket interface found|No usable listening interface found|NET/Socket ?: no interface found|"

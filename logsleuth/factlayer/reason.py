@@ -98,7 +98,8 @@ class ExceptionChain:
         for f in facts:
             if isinstance(f, ExceptionFact):
                 if chained and cause is not None and not f.caused_by:
-                    f = dataclasses.replace(f, caused_by=cause.type, family=f.family or cause.family)
+                    how = "cause" if sep is not None and CAUSE_SPLIT[0] in sep.text else "context"
+                    f = dataclasses.replace(f, caused_by=cause.type, chained=how, family=f.family or cause.family)
                 self.last = f
             out.append(f)
         self.separator = None
@@ -606,6 +607,47 @@ class FactStream:
 # Those pids then exit by the signal they were sent (torchrun's failure summary lists them with exitcode -15/-9 beside
 # the root cause), and slurmstepd reports that step "CANCELLED" with no reason: symptoms of the first failure.
 _STOP_SIGNALS = frozenset({"SIGTERM", "SIGKILL", "SIGINT"})
+
+
+_INTERRUPTS = ("KeyboardInterrupt",)
+_FRAME = regex.compile(r"^(?P<file>.*?):\d+ in (?P<func>\S+)$")
+
+
+def _frame_function(innermost: str) -> tuple[str, str] | None:
+    """``(file, function)`` of an ``ExceptionFact.innermost`` frame ("path/w2v.py:117 in acquire"), None if unreadable."""
+    m = _FRAME.match(innermost)
+    return (m["file"], m["func"]) if m else None
+
+
+def handled_when_interrupted(facts: Sequence[Fact]) -> frozenset[int]:
+    """``id()`` of the events of exceptions that were being handled when the user's interrupt came: a
+    ``KeyboardInterrupt`` chained to an earlier exception of the same process as its context ("During handling of the
+    above exception, another exception occurred", ``ExceptionFact.chained == "context"``). That earlier exception was
+    caught - a retry or polling loop's ``except`` that waits and tries again (``os.open(lock, O_CREAT | O_EXCL)`` ->
+    ``FileExistsError`` -> ``time.sleep``) - so it did not end the process; the interrupt did. Only when both were
+    raised in the same function of the user's code (the loop): a library's handler interrupted while it cleans up
+    after a real error (a process group that hangs in its teardown) leaves that error the failure. ``facts`` in job
+    order."""
+    out: set[int] = set()
+    last: dict[tuple[str, int | None, int | None], ExceptionFact] = {}
+    for f in facts:
+        if not isinstance(f, ExceptionFact):
+            continue
+        key = (f.event.path, f.event.rank, f.event.pid)
+        prev = last.get(key)
+        if (
+            prev is not None
+            and f.chained == "context"
+            and f.caused_by == prev.type
+            and f.type.endswith(_INTERRUPTS)
+            and prev.user_code
+            and f.user_code
+            and (where := _frame_function(prev.innermost)) is not None
+            and where == _frame_function(f.innermost)
+        ):
+            out.add(id(prev.event))
+        last[key] = f
+    return frozenset(out)
 
 
 def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
