@@ -1,8 +1,8 @@
 """Turn the GPU machine's ``logs.tar`` (written by run_device.sh) into corpus logs and their manifest rows.
 
-    python corpus/generators/gpu_h200/collect.py /path/to/logs.tar
+    python corpus/generators/gpu_h200/collect.py /path/to/logs.tar   # once per call's tar (part 1, part 2)
 
-For each scenario below: checks its signature in the log (else prints MISSING and writes nothing for it), rewrites
+For each scenario below whose log the tar holds: checks its signature in the log (else prints MISSING and writes nothing for it), rewrites
 the job directory ``/tmp/gpujob/<scenario>/`` to ``/workspace/`` (the scenario's name must not reach the log) and
 writes ``corpus/logs/run-gpu-h200-<scenario>/job.log`` plus its row of ``corpus/manifest.d/gpu-h200-runs.csv``
 (split and batch ``heldout24``). Nothing else in a log is changed.
@@ -77,6 +77,12 @@ SCENARIOS: dict[str, tuple[str, str, str]] = {
         "training_divergence", r"Loss is nan",
         f"{RUN}: fp16 autocast with GradScaler at lr 1.0 (AdamW). evidence: step 1 loss 6.4174 scale 65536, then "
         "'RuntimeError: Loss is nan at step 6, stopping training' from the script's finite-loss check"),
+    "ddp_unused_aux_head": (
+        "worker_exception", r"Expected to have finished reduction in the prior iteration",
+        f"{RUN} (second call): the model carries an output head that forward() never uses, under DDP without "
+        "find_unused_parameters. evidence: 'RuntimeError: Expected to have finished reduction in the prior iteration "
+        "before starting a new one. This error indicates that your module has parameters that were not used in "
+        "producing loss.', 'Parameter indices which did not receive grad for rank 0: 0 1'"),
     "stuck_kernel_time_limit": (
         "silent_hang", r"Received 15 death signal",
         f"{RUN}: at step 30 rank 0 launches a GPU kernel that never ends before the forward, so no collective is "
@@ -93,7 +99,9 @@ def main(tar_path: str) -> int:
         members = {m.name: m for m in tar.getmembers() if m.isfile()}
         for name, (label, expect, notes) in SCENARIOS.items():
             m = members.get(f"{name}/job.log")
-            text = tar.extractfile(m).read().decode("utf-8", "replace") if m else ""
+            if m is None:
+                continue  # run by the other part of run_device.sh
+            text = tar.extractfile(m).read().decode("utf-8", "replace")
             if not re.search(expect, text):
                 print(f"MISSING {name}: no /{expect}/")
                 missing += 1

@@ -12,6 +12,7 @@ prints a failure message of its own except the NaN-loss check that training scri
     torchrun --nproc-per-node 1 gpt.py --stall-at 30 --pg-timeout 20  # a kernel that never ends: NCCL watchdog
     torchrun --nproc-per-node 1 gpt.py --hang-at 30                 # the same before the forward: output stops
     torchrun --nproc-per-node 1 gpt.py --fp16 --lr 30               # fp16 + GradScaler at a huge lr: divergence
+    torchrun --nproc-per-node 1 gpt.py --aux-head                   # a parameter forward() never uses: DDP error
 """
 
 from __future__ import annotations
@@ -60,8 +61,12 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, d: int = 384, layers: int = 6, heads: int = 6, ctx: int = 131072) -> None:
+    def __init__(
+        self, d: int = 384, layers: int = 6, heads: int = 6, ctx: int = 131072, aux_head: bool = False
+    ) -> None:
         super().__init__()
+        # a second output head kept for a later multi-task stage; forward() does not use it yet
+        self.aux = nn.Linear(d, VOCAB) if aux_head else None
         self.tok = nn.Embedding(VOCAB, d)
         self.pos = nn.Embedding(ctx, d)
         self.blocks = nn.ModuleList(Block(d, heads) for _ in range(layers))
@@ -112,6 +117,7 @@ def main() -> None:
     ap.add_argument("--pg-timeout", type=float, default=600.0, help="process group timeout, seconds")
     ap.add_argument("--fp16", action="store_true", help="fp16 autocast with GradScaler (default bf16)")
     ap.add_argument("--save", default="", help="checkpoint path written at the end")
+    ap.add_argument("--aux-head", action="store_true", help="a model parameter that forward() never uses (DDP)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -130,7 +136,7 @@ def main() -> None:
     torch.manual_seed(0)
     trans = torch.softmax(torch.randn(VOCAB, VOCAB) * 3.0, dim=1)
     gen = torch.Generator().manual_seed(1234 + rank)
-    model = DDP(GPT().to(device), device_ids=[dev_index])
+    model = DDP(GPT(aux_head=args.aux_head).to(device), device_ids=[dev_index])
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.1)
     dtype = torch.float16 if args.fp16 else torch.bfloat16
     scaler = torch.amp.GradScaler("cuda", enabled=args.fp16)

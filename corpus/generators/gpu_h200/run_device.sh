@@ -3,8 +3,10 @@
 # Each scenario runs gpt.py under torchrun with NCCL in a fresh job dir and captures stdout+stderr combined as
 # `cmd 2>&1 | tee job.log` would, then appends <name>/job.log to $OUT/logs.tar (so a run cut short keeps what
 # finished). collect.py (run on the corpus machine) checks each log's signature and writes the corpus rows.
-# Afterwards: logsleuth's own GPU checks (the nccl probe tests and `logsleuth verify --backend nccl`).
+# Part 1 (the default) then runs logsleuth's own GPU checks (the nccl probe tests and `logsleuth verify --backend nccl`);
+# part 2 (`run_device.sh 2`, a second call) adds DDP and Lightning scenarios.
 set -u
+PART=${1:-1}
 G=$PWD/corpus/generators/gpu_h200
 L=/tmp/gpulogs
 mkdir -p "$L" "$OUT"
@@ -16,7 +18,7 @@ scenario() {  # name outer-limit-seconds command...
   local name=$1 limit=$2; shift 2
   PORT=$((PORT + 1))
   local job=/tmp/gpujob/$name
-  mkdir -p "$job" "$L/$name" && cp "$G/gpt.py" "$job/"
+  mkdir -p "$job" "$L/$name" && cp "$G/gpt.py" "$G/lit_gpt.py" "$job/"
   local cmd="${*//@PORT@/$PORT}"
   local t0=$SECONDS
   (cd "$job" && timeout -k 15 "$limit" bash -c "$cmd$DONE") > "$L/$name/job.log" 2>&1
@@ -27,6 +29,16 @@ TR="torchrun --nproc-per-node 1 --master-port @PORT@"
 TR2="torchrun --nproc-per-node 2 --master-port @PORT@"
 
 { date; hostname; nvidia-smi; python3 -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())"; } > "$OUT/summary.txt" 2>&1
+
+if [ "$PART" = 2 ]; then
+  scenario ddp_unused_aux_head 120 "$TR gpt.py --steps 50 --aux-head"
+  scenario stuck_kernel_watchdog_abort 150 \
+    "TORCH_NCCL_ASYNC_ERROR_HANDLING=1 TORCH_NCCL_DUMP_ON_TIMEOUT=0 $TR gpt.py --steps 100 --stall-at 30 --pg-timeout 20"
+  scenario lightning_healthy_nccl_info 150 "NCCL_DEBUG=INFO python3 lit_gpt.py --steps 200"
+  scenario lightning_long_context_oom 150 "python3 lit_gpt.py --steps 50 --seq 8192 --bsz 64 --naive"
+  date >> "$OUT/summary.txt"
+  exit 0
+fi
 
 # fast failures first
 scenario two_ranks_one_visible_gpu 120 "CUDA_VISIBLE_DEVICES=0 $TR2 gpt.py --device-from-env --steps 50"
