@@ -423,7 +423,9 @@ def collect(
         f = facts[path]
         seen.comm_ranks.clear()  # a file's path may name its rank: NCCL's communicator ranks are per file
         try:
-            consume(parse(undecorate(iter_lines(path, read_stats, lgate, seen)), path, f), rules, state)
+            lines = undecorate(iter_lines(path, read_stats, lgate, seen))
+            # NCCL's COLL trace calls are read before parsing (``CollTrace.skim``): most of a traced log, one fact
+            consume(parse(state.stream.colls.skim(lines), path, f), rules, state)
         except SizeLimitError:
             raise
         except InputError as exc:

@@ -22,13 +22,17 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
 
 
 def _call(host: str, pid: int, dev: int, op: str, oc: str, count: int, comm: str, n: int, dtype: int = 7) -> str:
-    return (f"{host}:{pid}:{pid} [{dev}] NCCL INFO {op}: opCount {oc} sendbuff 0x7f5dd32b2100 recvbuff 0x7f5dd32b2100 "
-            f"count {count} datatype {dtype} op 0 root 0 comm {comm} [nranks={n}] stream 0x55bef0208bd0")
+    return (
+        f"{host}:{pid}:{pid} [{dev}] NCCL INFO {op}: opCount {oc} sendbuff 0x7f5dd32b2100 recvbuff 0x7f5dd32b2100 "
+        f"count {count} datatype {dtype} op 0 root 0 comm {comm} [nranks={n}] stream 0x55bef0208bd0"
+    )
 
 
 def _init(host: str, pid: int, dev: int, comm: str, rank: int, n: int, comm_id: str) -> str:
-    return (f"{host}:{pid}:{pid} [{dev}] NCCL INFO ncclCommInitRankConfig comm {comm} rank {rank} nranks {n} "
-            f"cudaDev {dev} nvmlDev {dev} busId 1a000 commId {comm_id} - Init COMPLETE")
+    return (
+        f"{host}:{pid}:{pid} [{dev}] NCCL INFO ncclCommInitRankConfig comm {comm} rank {rank} nranks {n} "
+        f"cudaDev {dev} nvmlDev {dev} busId 1a000 commId {comm_id} - Init COMPLETE"
+    )
 
 
 def _mismatches(lines: list[str]) -> list[CollTraceMismatch]:
@@ -126,3 +130,49 @@ def test_a_launcher_stop_stays_a_symptom_of_the_workers_exception() -> None:
     log = CORPUS / "run-waveg-deepspeed-curriculum-stage-indexerror/job.log"
     assert "Killing subprocess" in log.read_text()
     assert analyze([str(log)], model=False).root_cause == "worker_exception"
+
+
+def test_more_processes_than_the_communicator_holds_say_nothing() -> None:
+    # pipeline stages' tensor-parallel groups of 2 without Init lines: 4 processes log comms of 2 ranks
+    lines = [
+        *(_call("node-1", 101, 0, "AllReduce", oc, 1024, "0x55aa00", 2) for oc in "012"),
+        *(_call("node-1", 102, 1, "AllReduce", oc, 1024, "0x77bb00", 2) for oc in "012"),
+        *(_call("node-1", 103, 2, "AllGather", oc, 512, "0x66cc00", 2, dtype=0) for oc in "012"),
+        *(_call("node-1", 104, 3, "AllGather", oc, 512, "0x99ee00", 2, dtype=0) for oc in "012"),
+    ]
+    assert _mismatches(lines) == []
+
+
+def test_a_trace_that_is_not_one_sequence_per_communicator_says_nothing() -> None:
+    ids = [_init("node-1", 101, 0, "0x55aa00", 0, 2, "0x11"), _init("node-1", 102, 1, "0x77bb00", 1, 2, "0x11")]
+    # the call's [nranks=4] is not the Init line's 2
+    assert (
+        _mismatches(
+            [
+                *ids,
+                _call("node-1", 101, 0, "AllReduce", "0", 8, "0x55aa00", 4),
+                _call("node-1", 102, 1, "Broadcast", "0", 8, "0x77bb00", 4),
+            ]
+        )
+        == []
+    )
+    # process 101 logs opCount 0 twice with different calls (a comm destroyed and another made at its address)
+    assert (
+        _mismatches(
+            [
+                *ids,
+                _call("node-1", 101, 0, "AllReduce", "0", 8, "0x55aa00", 2),
+                _call("node-1", 101, 0, "Broadcast", "0", 8, "0x55aa00", 2),
+                _call("node-1", 102, 1, "Broadcast", "0", 8, "0x77bb00", 2),
+            ]
+        )
+        == []
+    )
+
+
+def test_the_trace_is_read_before_parsing_and_only_the_disagreeing_call_is_parsed(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text((CORPUS / "gh-ROCm-rccl-429/allreduce_vs_allgather.log").read_text())
+    d = analyze([str(log)], model=False)
+    assert d.root_cause == "collective_mismatch" and d.first_failure is not None and d.first_failure.line == 4
+    assert d.stats["events"] == 1  # the three agreeing or undecided calls were read by CollTrace.skim, not parsed

@@ -10,7 +10,7 @@ innermost frames are the signal handler and libc, so the first frame in another 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -359,10 +359,21 @@ _COLL_CALL = regex.compile(
     r"\S+ count (?P<count>\d+) datatype (?P<dt>\d+) op \d+ root (?P<root>\d+) comm (?P<comm>0x[0-9a-f]+)"
     r"(?: \[nranks=(?P<n>\d+)\])?"
 )
-_COMM_INIT = regex.compile(r"\bcomm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks \d+ .*?commId (?P<id>0x[0-9a-f]+)")
+_COMM_INIT = regex.compile(
+    r"\bcomm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<n>\d+) .*?commId (?P<id>0x[0-9a-f]+)"
+)
 _NCCL_DEV = regex.compile(r"\[(\d+)\] NCCL INFO")
 COLL_TRACE_WINDOW = 4096  # opCounts kept per communicator: a desync shows within a few calls, traces run to millions
 COLL_MISMATCHES_WITHOUT_ID = 2  # opCounts that must disagree when only nranks says two comms are one
+
+
+# The same call with NCCL's own line prefix ("host:pid:tid [cudaDev] NCCL INFO"), read from the raw line (``skim``)
+_COLL_LINE = regex.compile(
+    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO " + _COLL_CALL.pattern[2:]
+)
+_INIT_LINE = regex.compile(
+    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO .*?" + _COMM_INIT.pattern[2:]
+)
 
 
 @dataclass
@@ -372,73 +383,130 @@ class CollTrace:
 
     A communicator is known by the ``commId`` of its members' Init lines. Without them (a trace pasted alone, or
     NCCL < 2.18) two processes' comms are taken as one only when each process logged one communicator of that
-    ``nranks`` and ``COLL_MISMATCHES_WITHOUT_ID`` opCounts disagree: two same-sized groups (the tensor-parallel groups
-    of two pipeline stages) legitimately issue different calls."""
+    ``nranks``, no more than ``nranks`` processes logged one of that size, and ``COLL_MISMATCHES_WITHOUT_ID`` opCounts
+    disagree: two same-sized groups (the tensor-parallel groups of two pipeline stages) legitimately issue different
+    calls, and more members than one communicator holds means there are several. A trace that is not one sequence per communicator - a
+    process logging one opCount of one comm twice with different calls, or one comm pointer with two sizes (a comm
+    destroyed and another created at its address) - says nothing for that group from then on.
 
-    ids: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # (process, comm) -> (commId, rank)
+    A COLL trace can be most of a log (a line per call per rank), so ``skim`` reads those lines before they are
+    parsed and passes on only the one that disagrees (``see`` then states the fact on its event)."""
+
+    ids: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)  # (process, comm) -> id, rank, n
     sizes: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (process, nranks) -> comm pointers
-    calls: dict[str, dict[str, tuple[str, str, Event]]] = field(default_factory=dict)  # group -> opCount -> call
+    comm_size: dict[tuple[str, str], str] = field(default_factory=dict)  # (process, comm) -> nranks
+    calls: dict[str, dict[tuple[str, str], tuple[str, str]]] = field(default_factory=dict)  # group -> ... -> call
+    first: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)  # group -> opCount -> (process, call)
     disagree: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # (group, p, q) -> opCounts
-    reported: set[str] = field(default_factory=set)
+    members: dict[str, set[str]] = field(default_factory=dict)  # group -> processes seen in it
+    unusable: set[str] = field(default_factory=set)  # groups reported, or whose trace is not one sequence
+    pending: dict[int, tuple[str, str, str, str, str, str]] = field(default_factory=dict)  # line -> mismatch fields
+
+    def skim(self, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        """``lines`` (``(line_number, text)``) without the COLL trace calls that carry NCCL's prefix, which are read
+        here; a call that disagrees is passed on, to be parsed and stated by ``see``. Init lines are read and passed."""
+        for n, text in lines:
+            if ": opCount " in text:
+                m = _COLL_LINE.search(text)
+                if m is not None:
+                    who = f"{m['host']}:{m['pid']} [{m['dev']}]"
+                    found = self._call(who, m)
+                    if found is None:
+                        continue
+                    self.pending[n] = found
+            elif "commId 0x" in text:
+                i = _INIT_LINE.search(text)
+                if i is not None:
+                    self.ids[(f"{i['host']}:{i['pid']} [{i['dev']}]", i["comm"])] = (i["id"], i["rank"], i["n"])
+            yield n, text
 
     def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
         """``facts``, plus a ``CollTraceMismatch`` when ``ev`` is a COLL trace call that disagrees with another
-        process's call on the same communicator and opCount."""
+        process's call on the same communicator and opCount (read here, or by ``skim`` before it was parsed)."""
         text = ev.text
         if "opCount " not in text:
             if "commId 0x" in text:
                 m = _COMM_INIT.search(text)
                 if m is not None:
-                    self.ids[(self._who(ev), m["comm"])] = (m["id"], m["rank"])
+                    self.ids[(self._who(ev), m["comm"])] = (m["id"], m["rank"], m["n"])
             return facts
-        m = _COLL_CALL.search(text)
-        if m is None:
+        found = self.pending.pop(ev.line, None)
+        if found is None:
+            m = _COLL_CALL.search(text)
+            found = None if m is None else self._call(self._who(ev), m)
+        if found is None:
             return facts
-        who = self._who(ev)
-        known = self.ids.get((who, m["comm"]))
+        oc, this_call, other_call, this_process, other_process, group = found
+        mismatch = CollTraceMismatch(
+            event=ev,
+            op_count=oc,
+            this_call=this_call,
+            other_call=other_call,
+            this_process=this_process,
+            other_process=other_process,
+            communicator=group,
+        )
+        return [*facts, mismatch]
+
+    def _call(self, who: str, m: Any) -> tuple[str, str, str, str, str, str] | None:
+        """Record one COLL call by process ``who`` (``m``: a ``_COLL_CALL`` match); the mismatch's fields when it
+        disagrees with another process's call under the same opCount of the same communicator, else None."""
+        comm, n = m["comm"], m["n"] or ""
+        if self.comm_size.setdefault((who, comm), n) != n:
+            self.unusable.add(f"nranks={n}")
+            return None
+        known = self.ids.get((who, comm))
         if known is not None:
             group = f"commId {known[0]}"
-        elif m["n"]:
-            ptrs = self.sizes.setdefault((who, m["n"]), set())
-            ptrs.add(m["comm"])
+            size = known[2]
+            if n and n != size:
+                self.unusable.add(group)  # the call's nranks is not its communicator's: not this comm's trace
+        elif n:
+            ptrs = self.sizes.setdefault((who, n), set())
+            ptrs.add(comm)
             if len(ptrs) > 1:
-                return facts  # two comms of one size in this process: which peer comm is which is unknown
-            group = f"nranks={m['n']}"
+                return None  # two comms of one size in this process: which peer comm is which is unknown
+            group, size = f"nranks={n}", n
         else:
-            return facts
-        if group in self.reported:
-            return facts
+            return None
+        if group in self.unusable:
+            return None
+        members = self.members.setdefault(group, set())
+        members.add(who)
+        if len(members) > int(size):
+            self.unusable.add(group)  # more processes than the communicator holds: not one communicator
+            return None
         call = f"{m['op']} count {m['count']} datatype {m['dt']} root {m['root']}"
-        seen = self.calls.setdefault(group, {})
+        mine = self.calls.setdefault(group, {})
+        before = mine.get((who, m["oc"]))
+        if before is not None:
+            if before[1] != call:
+                self.unusable.add(group)  # this process logged this opCount twice: not one sequence per comm
+            return None
+        mine[(who, m["oc"])] = (who, call)
+        seen = self.first.setdefault(group, {})
         first = seen.get(m["oc"])
         if first is None:
-            seen[m["oc"]] = (who, call, ev)
+            seen[m["oc"]] = (who, call)
             if len(seen) > COLL_TRACE_WINDOW:
                 for k in list(seen)[: COLL_TRACE_WINDOW // 2]:
                     del seen[k]
-            return facts
-        other, other_call, _ = first
+                for key in [key for key in mine if key[1] not in seen]:
+                    del mine[key]
+            return None
+        other, other_call = first
         if other == who or other_call == call:
-            return facts
+            return None
         if known is None:
-            if len(self.sizes.get((other, m["n"] or ""), ())) > 1:
-                return facts
+            if len(self.sizes.get((other, n), ())) > 1:
+                return None
             lo, hi = sorted((who, other))
             pair = self.disagree.setdefault((group, lo, hi), set())
             pair.add(m["oc"])
             if len(pair) < COLL_MISMATCHES_WITHOUT_ID:
-                return facts
-        self.reported.add(group)
-        mismatch = CollTraceMismatch(
-            event=ev,
-            op_count=m["oc"],
-            this_call=call,
-            other_call=other_call,
-            this_process=self._named(who, m["comm"]),
-            other_process=other,
-            communicator=group,
-        )
-        return [*facts, mismatch]
+                return None
+        self.unusable.add(group)  # reported once
+        return m["oc"], call, other_call, self._named(who, comm), other, group
 
     @staticmethod
     def _who(ev: Event) -> str:
