@@ -71,6 +71,10 @@ GATE: tuple[str, ...] = (
     r"_ARRAY_API not found",
     r"(?i:oom[-_]kill)",
     r"(?i:memory limit)",
+    # the kubelet's ephemeral-storage eviction of a pod over its own limits, SkyPilot's controller on a preemption
+    # (``extract._K8S_STORAGE_LIMIT``, ``extract._SKY_PREEMPTED``)
+    r"local ephemeral storage limit|ephemeral local storage usage|EmptyDir volume \S+ exceeds",
+    r"The cluster is preempted",
     r"NODE_FAIL",
     r"Node failure",
     r"OOMKilled",

@@ -337,6 +337,17 @@ _SLURM_MEM_LIMIT = regex.compile(
 _NODE_FAIL = regex.compile(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
 _K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
+# the kubelet's eviction manager when a pod passes its own ephemeral-storage limits, not the node's
+# (``pkg/kubelet/eviction/eviction_manager.go``: "Pod ephemeral local storage usage exceeds the total limit of
+# containers %s.", "Container %s exceeded its local ephemeral storage limit %q.", "Usage of EmptyDir volume %q exceeds
+# the limit %q."; substratusai/runbooks#92)
+_K8S_STORAGE_LIMIT = regex.compile(
+    r"ephemeral local storage usage exceeds the total limit of containers|exceeded its local ephemeral storage limit"
+    r"|Usage of EmptyDir volume \S+ exceeds the limit"
+)
+# SkyPilot's managed-job controller when the job's cloud cluster went away (``sky/spot/controller.py``: "The cluster is
+# preempted.", then "=== Recovering... ==="; skypilot-org/skypilot#804)
+_SKY_PREEMPTED = regex.compile(r"\bThe cluster is preempted\b")
 # --- a training loop's own "finished" line ----------------------------------------------------------------------
 # Printed once, after the last step: Megatron-LM ``megatron/training/training.py`` ``pretrain`` ->
 # ``print_datetime('after training is done')`` ("[after training is done] datetime: 2025-12-03 14:45:03"); HF
@@ -399,12 +410,13 @@ _FINISHED_WORDS = (
 # loss calculation", ``megatron/training`` loss functions and ``rerun_state_machine``) and Lightning's
 # ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``).
 # HF transformers >= 4.5x prints its log dicts with the values as strings ("{'loss': '0', 'grad_norm': 'nan', ...}",
-# "'eval_loss': 'nan'"), so a value may be quoted; ``eval_``/``train_`` losses count too.
+# "'eval_loss': 'nan'"), so a value may be quoted; ``eval_``/``train_`` losses count too, and a negative
+# log-likelihood printed as ``nll`` (normalising flows, VAEs: "non-finite NLL inf at epoch 6").
 # A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
 _NAN_LOSS = regex.compile(
-    r"(?i:\b(?:eval_|train_|val_|validation_)?loss(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
+    r"(?i:\b(?:eval_|train_|val_|validation_)?(?:loss|nll)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
@@ -520,6 +532,9 @@ _CS_WORDS = (
     "NODE_FAIL",
     "OOMKilled",
     "Evicted",
+    "ephemeral",
+    "EmptyDir",
+    "The cluster is preempted",
     "Error",
     "Exception",
     "Killed",
@@ -889,15 +904,28 @@ _RENDEZVOUS_FILES = regex.compile(r"torch/distributed/(?:rendezvous\.py|elastic/
 _PORT_TAKEN = regex.compile(r"(?i)address already in use|EADDRINUSE|failed to (?:bind|listen)|errno:? 98\b")
 
 
+# the process group's own construction in ``init_process_group`` (``distributed_c10d.py``
+# ``_new_process_group_helper``: ``ProcessGroupGloo(store, ...)`` connects its pairs through the store) when it waits
+# on the store past the timeout: c10d's stores say "Wait timeout" (``torch/csrc/distributed/c10d/FileStore.cpp``,
+# ``HashStore.cpp``) or "Timed out" / "timed out" (``TCPStore.cpp``) - the ranks never met, as with a ``file://``
+# init_method that resolves to a different file on each rank
+_PG_SETUP_FRAME = regex.compile(
+    r"torch/distributed/distributed_c10d\.py:\d+ in (?:init_process_group|_new_process_group_helper|new_group)$"
+)
+_STORE_WAIT_TIMEOUT = regex.compile(r"^Wait timeout\b|(?i:\btimed out\b)")
+
+
 def in_rendezvous(innermost: str, message: str) -> bool:
     """An exception raised inside torch's rendezvous/store set-up (``_RENDEZVOUS_FILES``, the innermost frame): the
     process could not reach (or create) the job's store - MASTER_ADDR that does not resolve ("host not found: Name or
-    service not known", kubeflow/pytorch-operator#125), nobody listening, a timeout - unless the port was taken."""
-    return (
-        bool(innermost)
-        and bool(_RENDEZVOUS_FILES.search(innermost.replace("\\", "/")))
-        and not _PORT_TAKEN.search(message)
-    )
+    service not known", kubeflow/pytorch-operator#125), nobody listening, a timeout - unless the port was taken; or
+    the process group's construction timing out on its store (``_PG_SETUP_FRAME``, ``_STORE_WAIT_TIMEOUT``)."""
+    where = innermost.replace("\\", "/")
+    if not where or _PORT_TAKEN.search(message):
+        return False
+    if _RENDEZVOUS_FILES.search(where):
+        return True
+    return bool(_PG_SETUP_FRAME.search(where)) and bool(_STORE_WAIT_TIMEOUT.search(message))
 
 
 def _exception(
@@ -1160,6 +1188,13 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="oom_killed", resource="memory"))
     if ("Evicted" in text or "low on resource" in text) and (m := _K8S_EVICT.search(text)):
         out.append(SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="evicted", resource=m["res"] or ""))
+    elif "ephemeral" in text or "EmptyDir" in text:
+        if _K8S_STORAGE_LIMIT.search(text):
+            out.append(
+                SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="evicted", resource="ephemeral-storage")
+            )
+    if "preempted" in text and _SKY_PREEMPTED.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="skypilot", verdict="preempted"))
 
 
 def _numeric(text: str, ev: Event, out: list[Fact]) -> None:

@@ -232,7 +232,7 @@ class SchedulerVerdict(Fact):
     """What the scheduler decided about the job.
 
     Attributes:
-        scheduler: ``slurm`` | ``kubernetes``; verdict: ``time_limit`` | ``preempted`` | ``requeued`` |
+        scheduler: ``slurm`` | ``kubernetes`` | ``skypilot``; verdict: ``time_limit`` | ``preempted`` | ``requeued`` |
         ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``; resource: what an eviction was for (``memory``,
         ``ephemeral-storage``), or ""; step: the Slurm job or step id the verdict is about ("42", "42.0"), or "".
     """

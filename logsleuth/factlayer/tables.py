@@ -232,6 +232,10 @@ MOVED_KEYWORDS: dict[tuple[str, str], str] = {
        for c in _TRAINERS for k in ("tokenizer", "processing_class")},
     **{("Trainer", k): "Lightning 2.0 removed gpus/tpu_cores/auto_select_gpus (use accelerator= and devices=)"
        for k in ("gpus", "tpu_cores", "auto_select_gpus")},
+    # accelerate 0.28 moved them into DataLoaderConfiguration (huggingface/accelerate#2441: "deprecated and will be
+    # removed in version 1.0"); 1.x raises TypeError for them (accelerate#4251 lists the three already dropped)
+    **{("Accelerator", k): "accelerate 1.0 removed them from Accelerator (use dataloader_config=DataLoaderConfiguration(...))"
+       for k in ("dispatch_batches", "even_batches", "use_seedable_sampler", "split_batches")},
 }  # fmt: skip
 # Messages that name a family by their shape (regexes, searched in the exception's message). A short write is a
 # full disk or quota when nothing else is said: numpy's ``ndarray.tofile``/``np.save`` (``PyArray_ToFile`` in
