@@ -2,7 +2,8 @@
 
 A fact for hang diagnosis (issue 13): in a hang every healthy rank waits in a collective, and the rank that caused
 it is usually the one whose progress stopped first. A *progress line* is an info-level line that names a step
-counter (``step 12``, ``global_step=12``, ``iter 12``, ``iteration: 12``, optionally an ``epoch`` and a
+counter (``step 12``, ``global_step=12``, ``iter 12``, ``iteration: 12``, OpenMMLab's ``Epoch [1][100/625]``,
+optionally an ``epoch`` and a
 ``micro``-step/``micro_batch`` counter) **and** a training metric (``loss``, ``lr``, ``grad_norm``, ``it/s``,
 ``elapsed``, ``tokens``, ``samples``, ``throughput``...), as training loops, HF Trainer, DeepSpeed and Lightning
 print them. A line such as ``step 3: refreshing dataset shard index`` names a step but no metric: it is not
@@ -27,15 +28,21 @@ from .shape_memo import ShapeMemo
 from .types import Event
 
 # counters, in the order they compare: epoch, then step, then micro-step
-_EPOCH = regex.compile(r"(?i)\bepoch\b\s*[:=#]?\s*\[?(\d+)")
-_STEP = regex.compile(r"(?i)\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)")
+# OpenMMLab's loggers print the counters in brackets: mmcv's ``TextLoggerHook`` "Epoch [1][100/62598]\tlr: ..."
+# (the step is the iteration within the epoch) and "Iter [100/80000]", mmengine's ``LogProcessor`` "Epoch(train)
+# [1][ 100/62598]" and "Iter(train) [  100/80000]"
+_EPOCH = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)")
+_STEP = regex.compile(
+    r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)"
+    r"|\bepoch(?:\(\w+\))?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\])"
+)
 _MICRO = regex.compile(r"(?i)\bmicro(?:[_ -]?(?:step|batch))?\b\s*[:=#]?\s*(\d+)")
 _METRIC = regex.compile(
     r"(?i)\b(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput"
     r"|tflops|mfu|ppl|perplexity|accuracy|acc)\b"
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
-GATE: tuple[str, ...] = (r"(?i:step|iter)",)
+GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[")
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also

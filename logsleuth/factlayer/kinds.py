@@ -346,6 +346,25 @@ class CollTraceMismatch(Fact):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SharedGpu(Fact):
+    """Two ranks of one communicator set up on the same GPU of one host, as NCCL's Init lines state them ("ncclCommInitRank
+    comm 0x... rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0x... - Init START", ``src/init.cc``;
+    ``reason.CommDevices``). NCCL rejects it (init.cc "Duplicate GPU detected", ncclInvalidUsage; 2.28+ unless
+    ``NCCL_MULTI_RANK_GPU_ENABLE=1``), and its WARN is not printed at ``NCCL_DEBUG=INFO`` with a subsystem filter
+    (NVIDIA/TensorRT-LLM#9263: two prefill workers on one GPU, "invalid usage").
+
+    Attributes:
+        comm_id: the communicator's ``commId``; bus_id: the GPU's PCI bus id; host: the host both ranks run on;
+        ranks: the communicator ranks on it, e.g. "0, 1".
+    """
+
+    KIND: ClassVar[str] = "shared_gpu"
+    comm_id: str
+    bus_id: str
+    ranks: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class P2PSlowerThanCopy(Fact):
     """CUDA's ``p2pBandwidthLatencyTest`` sample measured a GPU pair slower with peer-to-peer enabled than with it
     disabled (``reason.P2PBandwidth``): with P2P off the sample copies through host memory, so a working P2P path is at
@@ -428,6 +447,7 @@ KINDS: dict[str, type[Fact]] = {
         NcclCuMem,
         CuMemMismatch,
         CollTraceMismatch,
+        SharedGpu,
         P2PSlowerThanCopy,
         RunFinished,
         VersionWarning,

@@ -33,6 +33,7 @@ from .kinds import (
     P2PSlowerThanCopy,
     ProcessExit,
     SchedulerVerdict,
+    SharedGpu,
     SignalFact,
 )
 
@@ -519,6 +520,34 @@ class CollTrace:
         return f"{who} rank {known[1]}" if known else who
 
 
+_INIT_DEVICE = regex.compile(
+    r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks \d+ cudaDev \d+ (?:nvmlDev \d+ )?busId (?P<bus>[0-9a-fA-F]+)"
+    r" (?:commId (?P<id>0x[0-9a-f]+) )?- Init (?:START|COMPLETE)"
+)
+
+
+@dataclass
+class CommDevices:
+    """The GPU each rank of each communicator was set up on (NCCL's Init lines), per host; a ``SharedGpu`` the first
+    time two ranks of one communicator (``commId``) name one bus id on one host."""
+
+    seen: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (commId, host, busId) -> first rank
+    reported: set[str] = field(default_factory=set)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts``, plus a ``SharedGpu`` when ``ev`` is an Init line whose GPU another rank of its communicator took."""
+        if "busId" not in ev.text or "Init " not in ev.text or ev.host is None:
+            return facts
+        m = _INIT_DEVICE.search(ev.text)
+        if m is None or not m["id"] or m["id"] in self.reported:
+            return facts
+        first = self.seen.setdefault((m["id"], ev.host, m["bus"]), m["rank"])
+        if first == m["rank"]:
+            return facts
+        self.reported.add(m["id"])
+        return [*facts, SharedGpu(event=ev, comm_id=m["id"], bus_id=m["bus"], ranks=f"{first}, {m['rank']}")]
+
+
 @dataclass
 class SameSignalExits:
     """The pids the job has seen end by each signal, to count on each ``ProcessExit`` how many distinct processes
@@ -643,6 +672,7 @@ class FactStream:
     signals: SameSignalExits = field(default_factory=SameSignalExits)
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
     colls: CollTrace = field(default_factory=CollTrace)
+    devices: CommDevices = field(default_factory=CommDevices)
     last_error: NcclLastError = field(default_factory=NcclLastError)
     traces: NcclTraces = field(default_factory=NcclTraces)
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
@@ -650,7 +680,7 @@ class FactStream:
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
-        facts = self.colls.see(ev, facts)
+        facts = self.devices.see(ev, self.colls.see(ev, facts))
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)
