@@ -396,7 +396,7 @@ class CollTrace:
     ids: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)  # (process, comm) -> id, rank, n
     sizes: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (process, nranks) -> comm pointers
     comm_size: dict[tuple[str, str], str] = field(default_factory=dict)  # (process, comm) -> nranks
-    calls: dict[str, dict[tuple[str, str], tuple[str, str]]] = field(default_factory=dict)  # group -> ... -> call
+    calls: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)  # group -> (process, opCount) -> call
     first: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)  # group -> opCount -> (process, call)
     disagree: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # (group, p, q) -> opCounts
     members: dict[str, set[str]] = field(default_factory=dict)  # group -> processes seen in it
@@ -404,8 +404,10 @@ class CollTrace:
     pending: dict[int, tuple[str, str, str, str, str, str]] = field(default_factory=dict)  # line -> mismatch fields
 
     def skim(self, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-        """``lines`` (``(line_number, text)``) without the COLL trace calls that carry NCCL's prefix, which are read
-        here; a call that disagrees is passed on, to be parsed and stated by ``see``. Init lines are read and passed."""
+        """``lines`` (``(line_number, text)``, one file's) without the COLL trace calls that carry NCCL's prefix, which
+        are read here; a call that disagrees is passed on, to be parsed and stated by ``see``. Init lines are read and
+        passed."""
+        self.pending.clear()  # keyed by line number: one file's at a time
         for n, text in lines:
             if ": opCount " in text:
                 m = _COLL_LINE.search(text)
@@ -481,10 +483,10 @@ class CollTrace:
         mine = self.calls.setdefault(group, {})
         before = mine.get((who, m["oc"]))
         if before is not None:
-            if before[1] != call:
+            if before != call:
                 self.unusable.add(group)  # this process logged this opCount twice: not one sequence per comm
             return None
-        mine[(who, m["oc"])] = (who, call)
+        mine[(who, m["oc"])] = call
         seen = self.first.setdefault(group, {})
         first = seen.get(m["oc"])
         if first is None:
