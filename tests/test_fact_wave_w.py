@@ -44,3 +44,22 @@ def test_wave_w_logs_by_rules_and_facts(log: str, cause: str) -> None:
 )
 def test_openmmlab_counters_are_progress(line: str, counter: tuple[int, int, int]) -> None:
     assert progress_counter(line) == counter
+
+
+# The two Init lines of NVIDIA/TensorRT-LLM#9263 (above); the third variant is not a real log: it changes the second
+# line's nranks, as lines from unrelated jobs (or a generator's random fields) would.
+_TRT_INIT = (
+    "test-trt-prefill-worker-0-0:42:982 [0] NCCL INFO ncclCommInitRank comm 0x7a12257c8780 rank 0 nranks 2 cudaDev 0"
+    " nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c - Init START\n"
+    "test-trt-prefill-worker-0-0:43:43 [0] NCCL INFO ncclCommInitRank comm 0x397e3800 rank 1 nranks {nranks} cudaDev 0"
+    " nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c - Init START\n"
+)
+
+
+@pytest.mark.parametrize(("nranks", "cause"), [("2", "duplicate_gpu"), ("7", "no_failure"), ("1", "no_failure")])
+def test_shared_gpu_needs_one_coherent_communicator(tmp_path: Path, nranks: str, cause: str) -> None:
+    """Members of one communicator agree on nranks and each rank is below it; Init lines that do not are no account
+    of one communicator (the benchmark's NCCL shape, random fields on real templates, read as duplicate_gpu)."""
+    log = tmp_path / "job.log"
+    log.write_text(_TRT_INIT.format(nranks=nranks))
+    assert analyze([str(log)], model=False).root_cause == cause

@@ -523,7 +523,7 @@ class CollTrace:
 
 
 _INIT_DEVICE = regex.compile(
-    r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks \d+ cudaDev \d+ (?:nvmlDev \d+ )?busId (?P<bus>[0-9a-fA-F]+)"
+    r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev \d+ (?:nvmlDev \d+ )?busId (?P<bus>[0-9a-fA-F]+)"
     r" (?:commId (?P<id>0x[0-9a-f]+) )?- Init (?:START|COMPLETE)"
 )
 
@@ -531,10 +531,13 @@ _INIT_DEVICE = regex.compile(
 @dataclass
 class CommDevices:
     """The GPU each rank of each communicator was set up on (NCCL's Init lines), per host; a ``SharedGpu`` the first
-    time two ranks of one communicator (``commId``) name one bus id on one host."""
+    time two ranks of one communicator (``commId``) name one bus id on one host. Every member of a communicator prints
+    the same ``nranks`` and a rank below it (``init.cc``: ``comm->rank``, ``comm->nRanks``); a commId whose Init lines
+    disagree on that is not one communicator's account (lines joined from several jobs, or made up), and says nothing."""
 
     seen: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (commId, host, busId) -> first rank
-    reported: set[str] = field(default_factory=set)
+    nranks: dict[str, str] = field(default_factory=dict)  # commId -> the nranks its first Init line gave
+    reported: set[str] = field(default_factory=set)  # commIds reported, or found incoherent
 
     def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
         """``facts``, plus a ``SharedGpu`` when ``ev`` is an Init line whose GPU another rank of its communicator took."""
@@ -542,6 +545,9 @@ class CommDevices:
             return facts
         m = _INIT_DEVICE.search(ev.text)
         if m is None or not m["id"] or m["id"] in self.reported:
+            return facts
+        if self.nranks.setdefault(m["id"], m["nranks"]) != m["nranks"] or int(m["rank"]) >= int(m["nranks"]):
+            self.reported.add(m["id"])
             return facts
         first = self.seen.setdefault((m["id"], ev.host, m["bus"]), m["rank"])
         if first == m["rank"]:
