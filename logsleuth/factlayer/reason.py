@@ -361,7 +361,8 @@ _COLL_CALL = regex.compile(
     r"(?: \[nranks=(?P<n>\d+)\])?"
 )
 _COMM_INIT = regex.compile(
-    r"\bcomm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<n>\d+) .*?commId (?P<id>0x[0-9a-f]+)"
+    r"\bcomm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<n>\d+) (?:.*?busId (?P<bus>[0-9a-fA-F]+) )?.*?"
+    r"commId (?P<id>0x[0-9a-f]+)"
 )
 _NCCL_DEV = regex.compile(r"\[(\d+)\] NCCL INFO")
 COLL_TRACE_WINDOW = 4096  # opCounts kept per communicator: a desync shows within a few calls, traces run to millions
@@ -522,12 +523,6 @@ class CollTrace:
         return f"{who} rank {known[1]}" if known else who
 
 
-_INIT_DEVICE = regex.compile(
-    r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev \d+ (?:nvmlDev \d+ )?busId (?P<bus>[0-9a-fA-F]+)"
-    r" (?:commId (?P<id>0x[0-9a-f]+) )?- Init (?:START|COMPLETE)"
-)
-
-
 @dataclass
 class CommDevices:
     """The GPU each rank of each communicator was set up on (NCCL's Init lines), per host; a ``SharedGpu`` the first
@@ -543,10 +538,10 @@ class CommDevices:
         """``facts``, plus a ``SharedGpu`` when ``ev`` is an Init line whose GPU another rank of its communicator took."""
         if "busId" not in ev.text or "Init " not in ev.text or ev.host is None:
             return facts
-        m = _INIT_DEVICE.search(ev.text)
-        if m is None or not m["id"] or m["id"] in self.reported:
+        m = _COMM_INIT.search(ev.text)  # the Init line's commId, rank, nranks and busId (``CollTrace``'s regex)
+        if m is None or not m["bus"] or m["id"] in self.reported:
             return facts
-        if self.nranks.setdefault(m["id"], m["nranks"]) != m["nranks"] or int(m["rank"]) >= int(m["nranks"]):
+        if self.nranks.setdefault(m["id"], m["n"]) != m["n"] or int(m["rank"]) >= int(m["n"]):
             self.reported.add(m["id"])
             return facts
         first = self.seen.setdefault((m["id"], ev.host, m["bus"]), m["rank"])
