@@ -172,6 +172,10 @@ _ABSL_SIGNAL = regex.compile(r"\*\*\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\d+)
 # Open MPI's own handler (``opal/util/stacktrace.c``, ``opal_show_stackframe``): "[host:pid] *** Process received
 # signal ***" then "[host:pid] Signal: Segmentation fault (11)" (macOS: "Segmentation fault: 11 (11)")
 _OPAL_SIGNAL = regex.compile(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] Signal: (?P<word>[^()\n]+?) \((?P<num>\d+)\)")
+# apache-tvm-ffi's SIGSEGV handler (``src/ffi/backtrace.cc`` ``TVMFFISegFaultHandler``), installed from a library
+# constructor by whatever imports tvm-ffi (xgrammar and flashinfer, so vLLM, SGLang and TensorRT-LLM processes): it
+# prints this banner and a Python-style native backtrace, then re-raises SIGSEGV (NVIDIA/TensorRT-LLM#10255)
+_TVM_FFI_SEGV = "!!!!!!! Segfault encountered !!!!!!!"
 # --- exceptions ----------------------------------------------------------------------------------------------
 _TERMINATE = regex.compile(
     r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?"
@@ -494,6 +498,12 @@ _FRAME_BT = regex.compile(
 _FRAME_UCX = regex.compile(
     r"^\s*(?P<i>\d+) 0x[0-9a-f]{8,} +(?P<sym>\S+?)\s+(?:\?\?\?|(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)):\d+\s*$", regex.M
 )
+# tvm-ffi's native backtrace (``_TVM_FFI_SEGV``), in Python's frame format: 'File "<unknown>", line 0, in
+# ncclCommWindowRegister', or a C/C++ source and line when the library has debug information. Python's own frames
+# (a .py file) are not native ones.
+_FRAME_TVM = regex.compile(
+    r'^\s*File "(?:<unknown>|[^"\n]*\.(?:c|cc|cpp|cxx|cu|h|hpp|S))", line \d+, in (?P<sym>[^\n]+?)\s*$', regex.M
+)
 _FRAME_GLOG = regex.compile(
     r"^\s*@\s+0x[0-9a-f]+\s+(?P<sym>.*?)(?:\s+\((?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)[^)]*\))?\s*$", regex.M
 )
@@ -548,6 +558,8 @@ _CS_WORDS = (
     "skipped=",
     "terminate called",
     "frame #",
+    "Segfault encountered",
+    '", line 0, in ',
 )
 _CI_WORDS = (
     "exitcode",
@@ -800,6 +812,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
     elif "received at time=" in text and (m := _ABSL_SIGNAL.search(text)):
         _exit(ev, out, None, "absl", signal=m["name"] or _signal(m["num"]))
+    if _TVM_FFI_SEGV in text:
+        _exit(ev, out, None, "tvm_ffi", signal="SIGSEGV")
     if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
         sig = _signal(m["num"])
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
@@ -928,6 +942,21 @@ def in_rendezvous(innermost: str, message: str) -> bool:
     return bool(_PG_SETUP_FRAME.search(where)) and bool(_STORE_WAIT_TIMEOUT.search(message))
 
 
+# torch.save's writer failing to write, with no errno in the message: libstdc++'s ``ios_base::failure`` ("basic_ios::
+# clear: iostream error"), the checkpoint file stream's failbit raised as its close flushes into a full filesystem
+# (torch 2.13 on a full tmpfs, corpus run-wavex-b; pytorch/pytorch#76108: the same writer's errors on a full disk).
+# Raised in ``torch/serialization.py`` (``save``, ``_save``, the zip writer's ``__exit__``). The older writer's "write():
+# fd N failed with Input/output error" (pytorch/pytorch#10577) is EIO, left out as ``tables.ERRNO_FAMILIES`` says.
+_SAVE_FRAME = regex.compile(r"torch/serialization\.py:\d+ in (?:save|_save|_legacy_save|__exit__|write_record)$")
+_WRITE_FAILED = regex.compile(r"basic_ios::clear: iostream error")
+
+
+def checkpoint_write_failed(innermost: str, message: str) -> bool:
+    """torch.save failing to write the checkpoint's bytes (``_SAVE_FRAME``, ``_WRITE_FAILED``): a full filesystem
+    or quota, the write error that names no errno."""
+    return bool(_WRITE_FAILED.search(message)) and bool(_SAVE_FRAME.search(innermost.replace("\\", "/")))
+
+
 def _exception(
     ev: Event, typ: str, message: str, *, innermost: str = "", user: bool = False, caused_by: str = ""
 ) -> ExceptionFact:
@@ -939,6 +968,8 @@ def _exception(
         family = "api_mismatch"
     elif not family and in_rendezvous(innermost, message):
         family = "rendezvous"
+    elif not family and checkpoint_write_failed(innermost, message):
+        family = "disk_full"
     return ExceptionFact(
         event=ev,
         type=typ,
@@ -1231,6 +1262,8 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
 
 
 def _frames(ev: Event, text: str, out: list[Fact]) -> None:
+    if '", line 0, in ' in text or "Segfault encountered" in text:
+        _tvm_frames(ev, text, out)
     if ".so" not in text and "@" not in text and "???" not in text:
         return
     for pattern in (_FRAME_C10, _FRAME_GDB, _FRAME_BT, _FRAME_GLOG, _FRAME_UCX):
@@ -1245,3 +1278,20 @@ def _frames(ev: Event, text: str, out: list[Fact]) -> None:
                 )
             i = m.groupdict().get("i")
             out.append(NativeFrame(event=ev, library=lib, symbol=sym[:200], index=plausible.number(i)))
+
+
+def _tvm_frames(ev: Event, text: str, out: list[Fact]) -> None:
+    """``NativeFrame`` facts from tvm-ffi's backtrace (``_FRAME_TVM``), innermost first as it prints them. It names no
+    library: NCCL's exported API (``nccl*``) names ``libnccl.so``; a frame of the signal path (the handler's
+    ``libc_sigaction.c``, a bare address) is the runtime's, ``libc.so``."""
+    if '.py", line' in text and '", line 0, in ' not in text:
+        return
+    for i, m in enumerate(_FRAME_TVM.finditer(text)):
+        sym = m["sym"]
+        if sym.startswith("nccl"):
+            lib = "libnccl.so"
+        elif sym.startswith("0x") or "sysdeps/" in m[0]:
+            lib = "libc.so"
+        else:
+            lib = sym.split("::", 1)[0] if "::" in sym else ""
+        out.append(NativeFrame(event=ev, library=lib, symbol=sym[:200], index=i))

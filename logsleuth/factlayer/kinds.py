@@ -71,7 +71,8 @@ class ProcessExit(Fact):
             ``multiprocessing`` (torch's ``mp.spawn``, CPython's ``Process``) | ``dataloader`` | ``kubernetes`` |
             ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
             launcher)) or the process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
-            ``paddle`` | ``dataloader_worker``: torch's DataLoader worker handler) or a debugger (``gdb``).
+            ``paddle`` | ``dataloader_worker``: torch's DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV
+            handler, which libraries built on it install when imported) or a debugger (``gdb``).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
         node: the host the reporter names, or "".

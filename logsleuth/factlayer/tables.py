@@ -222,6 +222,12 @@ VERSIONED_PACKAGES = frozenset(
 #   release fails the other way (virtualramblas/Domain-Specific-Small-Language-Models#3).
 # - Lightning's ``Trainer``: ``gpus`` (and ``tpu_cores``, ``auto_select_gpus``) were removed in 2.0 for
 #   ``accelerator``/``devices`` (lcn-kul/madress-2023#1, lavis-nlp/jerex#19).
+# - torch's LR schedulers: ``verbose`` was deprecated in 2.2 (pytorch/pytorch#111302: it no longer printed) and removed
+#   in 2.7 (microsoft/qlib#2095, gszfwsb/NCFM#11: "no longer supported in the stable release (2.7). it now causes a
+#   TypeError").
+_SCHEDULERS = ("LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+               "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR", "ChainedScheduler",
+               "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR")  # fmt: skip
 _ARGS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "GRPOConfig", "RewardConfig")
 _TRAINERS = ("Trainer", "Seq2SeqTrainer", "SFTTrainer", "DPOTrainer", "GRPOTrainer", "PPOTrainer", "RewardTrainer",
              "KTOTrainer", "ORPOTrainer", "CPOTrainer", "RLOOTrainer")  # fmt: skip
@@ -236,6 +242,7 @@ MOVED_KEYWORDS: dict[tuple[str, str], str] = {
     # removed in version 1.0"); 1.x raises TypeError for them (accelerate#4251 lists the three already dropped)
     **{("Accelerator", k): "accelerate 1.0 removed them from Accelerator (use dataloader_config=DataLoaderConfiguration(...))"
        for k in ("dispatch_batches", "even_batches", "use_seedable_sampler", "split_batches")},
+    **{(c, "verbose"): "torch 2.7 removed the LR schedulers' verbose argument (deprecated since 2.2)" for c in _SCHEDULERS},
 }  # fmt: skip
 # Messages that name a family by their shape (regexes, searched in the exception's message). A short write is a
 # full disk or quota when nothing else is said: numpy's ``ndarray.tofile``/``np.save`` (``PyArray_ToFile`` in
