@@ -46,6 +46,7 @@ CUDA_FAMILIES: dict[str, str] = {
     "p2p": "GPU peer access is not possible between these devices",
     "usage": "the API was called with a bad argument or in a bad state",
     "unknown": "the driver gave no reason",
+    "system_not_ready": "the GPU system is not ready for CUDA work: a driver daemon it needs (NVSwitch Fabric Manager) is not running",
 }
 
 # Ordered so that a message that contains another's (``unspecified launch failure in prior launch``) comes first.
@@ -68,6 +69,10 @@ CUDA_ERRORS: tuple[CudaErrorEntry, ...] = (
         803,
         "version",
     ),
+    # 802: "the system is not yet ready to start any CUDA work ... verify the system configuration is in a valid state
+    # and all required driver daemons are actively running" (Runtime API); on NVSwitch systems (HGX, DGX) the Fabric
+    # Manager not running (NVIDIA/nccl-tests#264: "Test CUDA failure common.cu:941 'system not yet initialized'")
+    CudaErrorEntry("system not yet initialized", "cudaErrorSystemNotReady", 802, "system_not_ready"),
     CudaErrorEntry(
         "forward compatibility was attempted on non supported HW",
         "cudaErrorCompatNotSupportedOnDevice",
@@ -130,6 +135,7 @@ CU_RESULTS: dict[str, str] = {
     "CUDA_ERROR_ECC_UNCORRECTABLE": "cudaErrorECCUncorrectable",
     "CUDA_ERROR_NVLINK_UNCORRECTABLE": "cudaErrorNvlinkUncorrectable",
     "CUDA_ERROR_OUT_OF_MEMORY": "cudaErrorMemoryAllocation",
+    "CUDA_ERROR_SYSTEM_NOT_READY": "cudaErrorSystemNotReady",
     "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "cudaErrorSystemDriverMismatch",
     "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "cudaErrorCompatNotSupportedOnDevice",
     "CUDA_ERROR_STUB_LIBRARY": "cudaErrorStubLibrary",
