@@ -18,6 +18,7 @@ import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from .. import plausible
 from ..types import Event
 from . import tables
 from .extract import CAUSE_SPLIT, cuda_error, facts_of, nccl_last_error, nccl_result
@@ -541,7 +542,8 @@ class CommDevices:
         m = _COMM_INIT.search(ev.text)  # the Init line's commId, rank, nranks and busId (``CollTrace``'s regex)
         if m is None or not m["bus"] or m["id"] in self.reported:
             return facts
-        if self.nranks.setdefault(m["id"], m["n"]) != m["n"] or int(m["rank"]) >= int(m["n"]):
+        rank, n = plausible.rank(m["rank"]), plausible.world_size(m["n"])  # None for absurd numbers: never raises
+        if self.nranks.setdefault(m["id"], m["n"]) != m["n"] or rank is None or n is None or rank >= n:
             self.reported.add(m["id"])
             return facts
         first = self.seen.setdefault((m["id"], ev.host, m["bus"]), m["rank"])
