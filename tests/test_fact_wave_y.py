@@ -37,6 +37,15 @@ def test_wave_y_logs_by_rules_and_facts(log: str, cause: str) -> None:
     assert analyze([str(CORPUS / log)], model=False).root_cause == cause
 
 
+def test_nccl_tests_wrong_results_are_never_a_healthy_run() -> None:
+    """NVIDIA/nccl-tests#37: " Out of bounds values : 2 FAILED" (an NCCL bug, settled in the thread) is a failure whose
+    cause the log does not say: a low-confidence reading with the node as the best guess, not ``no_failure``."""
+    diag = analyze([str(CORPUS / "gh-NVIDIA-nccl-tests-37/all_gather_perf.log")], model=False)
+    assert diag.root_cause != "no_failure"
+    assert diag.rule_id == "nccl-tests-wrong-results"
+    assert diag.confidence < 0.7
+
+
 def test_system_not_ready_is_a_cuda_error_fact() -> None:
     line = "test: Test CUDA failure common.cu:941 'system not yet initialized'"
     facts = [f for ev in parse_text(line + "\n") for f in facts_of(ev) if isinstance(f, CudaError)]
