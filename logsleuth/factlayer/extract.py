@@ -499,8 +499,9 @@ _FRAME_UCX = regex.compile(
     r"^\s*(?P<i>\d+) 0x[0-9a-f]{8,} +(?P<sym>\S+?)\s+(?:\?\?\?|(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)):\d+\s*$", regex.M
 )
 # tvm-ffi's native backtrace (``_TVM_FFI_SEGV``), in Python's frame format: 'File "<unknown>", line 0, in
-# ncclCommWindowRegister', or a C/C++ source and line when the library has debug information. Python's own frames
-# (a .py file) are not native ones.
+# ncclCommWindowRegister', or a C/C++ source and line for a frame with debug information. Read from a block holding
+# at least one line-0 frame (``_frames``: the libc signal frame always is one); Python's own frames (a .py file) are not
+# native ones.
 _FRAME_TVM = regex.compile(
     r'^\s*File "(?:<unknown>|[^"\n]*\.(?:c|cc|cpp|cxx|cu|h|hpp|S))", line \d+, in (?P<sym>[^\n]+?)\s*$', regex.M
 )
@@ -948,13 +949,13 @@ def in_rendezvous(innermost: str, message: str) -> bool:
 # Raised in ``torch/serialization.py`` (``save``, ``_save``, the zip writer's ``__exit__``). The older writer's "write():
 # fd N failed with Input/output error" (pytorch/pytorch#10577) is EIO, left out as ``tables.ERRNO_FAMILIES`` says.
 _SAVE_FRAME = regex.compile(r"torch/serialization\.py:\d+ in (?:save|_save|_legacy_save|__exit__|write_record)$")
-_WRITE_FAILED = regex.compile(r"basic_ios::clear: iostream error")
+_WRITE_FAILED = "basic_ios::clear: iostream error"
 
 
 def checkpoint_write_failed(innermost: str, message: str) -> bool:
     """torch.save failing to write the checkpoint's bytes (``_SAVE_FRAME``, ``_WRITE_FAILED``): a full filesystem
     or quota, the write error that names no errno."""
-    return bool(_WRITE_FAILED.search(message)) and bool(_SAVE_FRAME.search(innermost.replace("\\", "/")))
+    return _WRITE_FAILED in message and bool(_SAVE_FRAME.search(innermost.replace("\\", "/")))
 
 
 def _exception(
@@ -1262,7 +1263,7 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
 
 
 def _frames(ev: Event, text: str, out: list[Fact]) -> None:
-    if '", line 0, in ' in text or "Segfault encountered" in text:
+    if '", line 0, in ' in text:  # tvm-ffi's frames without debug information (the banner is an event of its own)
         _tvm_frames(ev, text, out)
     if ".so" not in text and "@" not in text and "???" not in text:
         return
@@ -1283,9 +1284,7 @@ def _frames(ev: Event, text: str, out: list[Fact]) -> None:
 def _tvm_frames(ev: Event, text: str, out: list[Fact]) -> None:
     """``NativeFrame`` facts from tvm-ffi's backtrace (``_FRAME_TVM``), innermost first as it prints them. It names no
     library: NCCL's exported API (``nccl*``) names ``libnccl.so``; a frame of the signal path (the handler's
-    ``libc_sigaction.c``, a bare address) is the runtime's, ``libc.so``."""
-    if '.py", line' in text and '", line 0, in ' not in text:
-        return
+    ``libc_sigaction.c``, a bare address) is the runtime's, ``libc.so``. A Python frame (a .py file) never matches."""
     for i, m in enumerate(_FRAME_TVM.finditer(text)):
         sym = m["sym"]
         if sym.startswith("nccl"):

@@ -355,8 +355,8 @@ class SharedGpu(Fact):
     (NVIDIA/TensorRT-LLM#9263: two prefill workers on one GPU, "invalid usage").
 
     Attributes:
-        comm_id: the communicator's ``commId``; bus_id: the GPU's PCI bus id; host: the host both ranks run on;
-        ranks: the communicator ranks on it, e.g. "0, 1".
+        comm_id: the communicator's ``commId``; bus_id: the GPU's PCI bus id (the host is the event's: both ranks'
+        Init lines name it); ranks: the communicator ranks on it, e.g. "0, 1".
     """
 
     KIND: ClassVar[str] = "shared_gpu"
