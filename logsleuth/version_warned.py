@@ -7,6 +7,11 @@ module that was compiled using NumPy 1.x cannot be run in NumPy 2.x"). Healthy j
 part is not used, so the warning alone decides nothing; but when the job then fails and no rule or model can name
 why (``unknown``), the broken install is the one fact on record (areal-project/AReaL#979: SGLang servers that never
 came up after torchao's warning, fixed by pinning torchao).
+
+A job whose log *ends* on such a warning (nothing after it but the warning's own lines, no training loop saying it
+finished) is read the same way, even with no failure printed: the job stopped, or was stopped, right where the
+library said it cannot load (unslothai/unsloth#8580: a service whose log ends on xFormers' "built for PyTorch 2.10.0
+(you have 2.11.0)" block).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact
-from .factlayer.kinds import VersionWarning
+from .factlayer.kinds import RunFinished, VersionWarning
 from .types import Diagnosis, Fix, Match
 
 if TYPE_CHECKING:
@@ -22,30 +27,50 @@ if TYPE_CHECKING:
 
 RULE_ID = "version-warned-before-failure"
 CONFIDENCE = 0.6
+# a warning this close to its file's last line ends the log: xFormers' block is its header and 6 more lines
+ENDS_WITHIN_LINES = 8
 
 
 def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``library_version_mismatch`` when it is ``unknown`` (the job failed, nothing named why) and
-    a library warned of incompatible versions before the first failure; else ``diag`` unchanged."""
-    if diag.root_cause != "unknown" or diag.verdict == "no_failure":
+    a library warned of incompatible versions before the first failure, or when it is a plain ``no_failure`` (no fact
+    said the run finished, ``RunFinished``) and the log ends on such a warning (``ENDS_WITHIN_LINES`` of its file's
+    last line); else ``diag`` unchanged."""
+    if diag.verdict == "no_failure" and diag.rule_id is None:
+        # nothing failed and nothing said the run finished: does the log end on the warning?
+        if any(isinstance(f, RunFinished) for f in evidence.facts):
+            return diag
+        warned = [
+            f
+            for f in evidence.facts
+            if isinstance(f, VersionWarning)
+            and evidence.last_lines.get(f.event.path, f.event.line) - f.event.line < ENDS_WITHIN_LINES
+        ]
+        then = "and the log ends there: nothing ran after it."
+        title = "A library warned that its installed versions do not fit, and the log ends there"
+    elif diag.root_cause == "unknown" and diag.verdict != "no_failure":
+        first = diag.first_failure
+        warned = [
+            f
+            for f in evidence.facts
+            if isinstance(f, VersionWarning)
+            and (first is None or f.event.path != first.path or f.event.line <= first.line)
+        ]
+        then = "and the job then failed with no other cause in the log."
+        title = "A library warned that its installed versions do not fit, then the job failed"
+    else:
         return diag
-    first = diag.first_failure
-    warned = [
-        f
-        for f in evidence.facts
-        if isinstance(f, VersionWarning) and (first is None or f.event.path != first.path or f.event.line <= first.line)
-    ]
     if not warned:
         return diag
     w = warned[0]
     message = (
         f"{w.library} said at line {w.event.line} that the versions installed beside it do not fit "
-        f'("{w.words}"), and the job then failed with no other cause in the log.'
+        f'("{w.words}"), {then}'
     )
     ev = Match(RULE_ID, "library_version_mismatch", "cause", w.event, severity="medium", confidence=CONFIDENCE)
     fix = Fix(
-        summary=f"{w.library} was installed for other versions than the ones it runs with; the failure that followed "
-        "is most likely that mismatch (its compiled part skipped or broken).",
+        summary=f"{w.library} was installed for other versions than the ones it runs with; the job's end right after "
+        "it is most likely that mismatch (its compiled part skipped or broken).",
         steps=(
             f"Install the {w.library} release built for the installed torch/NumPy (its release notes give the pairs), "
             "or pin the versions the framework's requirements name; `pip check` lists the conflicts pip knows.",
@@ -53,5 +78,4 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
         ),
         references=("https://github.com/pytorch/ao/issues/2919", "https://github.com/areal-project/AReaL/issues/979"),
     )
-    title = "A library warned that its installed versions do not fit, then the job failed"
     return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
