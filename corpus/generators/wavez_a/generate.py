@@ -152,6 +152,9 @@ SCENARIOS = [
              trigger=((r"eval epoch 1", "cmd:sbatch -p urgent -n 4 --mem=16G -J eval-urgent -o /dev/null --wrap 'sleep 60'", 3),),
              timeout=240),
     # --- DeepSpeed launcher ----------------------------------------------------------------------------------------
+    Scenario("deepspeed-mae-master-port-feature-cache", "port_in_use", "deepspeed",
+             at(DS, 29591) + "--ds-config ds_config.json " + A + DONE, r"EADDRINUSE|[Aa]ddress already in use",
+             prep=DATA + " && " + DSCFG, stale=FEATURE_MGR, stale_ready=r"feature cache manager", timeout=150),
     Scenario("deepspeed-mae-vendored-sincos-pos-embed", "library_version_mismatch", "deepspeed",
              at(DS, 29583) + "--ds-config ds_config.json --pos-embed sincos " + A + DONE,
              r"module 'numpy' has no attribute 'float'", prep=DATA + " && " + DSCFG),

@@ -86,6 +86,14 @@ NOTES = {
         "aborts after 8 NaN steps on a rank. evidence: `WARNING epoch 1 step 2: loss is nan, skipping step (1 so "
         "far)` and many more; `recon loss nan`; `FloatingPointError: reconstruction loss is nan for 8 steps, "
         "aborting`; `job exited with 1`.",
+    "deepspeed-mae-master-port-feature-cache":
+        f"DeepSpeed launcher (--num_gpus 2 on its CPU accelerator), --master_port 29591 while a feature-cache manager "
+        f"(multiprocessing BaseManager, 0.0.0.0:29591) listens on that port; {W}. Cause: rank 0 cannot bind the c10d "
+        "store on the master port, and the ranks' store clients reach the manager instead (wrong handshake). evidence: "
+        "`--master_port=29591`; `TCP client failed to connect/validate to host 127.0.0.1:29591 ... Ping failed, invalid "
+        "value returned from server`; `torch.distributed.DistNetworkError: The server socket has failed to listen on any "
+        "local network address. port: 29591, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in "
+        "use`; `exits with return code = 1`; `job exited with 1`.",
     "accelerate-mae-healthy-main-port-taken-fallback":
         f"accelerate launch (2 processes), 8 epochs, --main_process_port 29591 while a feature-cache manager "
         f"(multiprocessing BaseManager) listens on that port; {W}. No failure: accelerate notices the port is taken and "
