@@ -16,6 +16,8 @@ from .kinds import KINDS, Fact
 # ``read.LineGate``; ``tests/test_gate.py`` checks gated == full over the corpus).
 GATE: tuple[str, ...] = (
     r"return code",
+    # a child's negative return code in CPython's convention, in any tool's words (extract._NEGATIVE_CODE)
+    r"(?i:(?:error|exit|return)[ _]?code)[^\n]{0,6}-\d",
     r"exit status",
     r"exited on signal",
     r"ssh exited",
@@ -75,6 +77,7 @@ GATE: tuple[str, ...] = (
     # (``extract._K8S_STORAGE_LIMIT``, ``extract._SKY_PREEMPTED``)
     r"local ephemeral storage limit|ephemeral local storage usage|EmptyDir volume \S+ exceeds",
     r"The cluster is preempted",
+    r"Preempted by",
     r"NODE_FAIL",
     r"Node failure",
     r"OOMKilled",

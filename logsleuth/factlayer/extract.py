@@ -66,6 +66,12 @@ _DS_EXIT = regex.compile(r"exits with return code = (?P<code>-?\d+)")
 # for a child killed by a signal, "Command '[...]' died with <Signals.SIGKILL: 9>." ("died with unknown signal N"
 # for a number ``signal.Signals`` lacks)
 _SUBPROCESS_EXIT = regex.compile(r"returned non-zero exit status (?P<code>-?\d+)")
+# any other tool reporting a child's return code the way CPython's ``subprocess.Popen.returncode`` gives it: a child
+# killed by signal N returns -N (NVIDIA DIGITS' job runner: "ERROR: error code -9", NVIDIA/DIGITS#1362). Read only for
+# the signals that end jobs (a negative errno such as "-11" from a driver is not a return code: ``_NEGATIVE_SIGNALS``),
+# and only when no launcher's own wording was found on the line.
+_NEGATIVE_CODE = regex.compile(r"\b(?:error|exit|return)[ _]?code(?: is| was)?[:=]? ?-(?P<num>\d{1,2})(?![\d.])")
+_NEGATIVE_SIGNALS = frozenset({"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS"})
 _SUBPROCESS_SIGNAL = regex.compile(r"died with (?:<Signals\.(?P<name>SIG[A-Z0-9]+): \d+>|unknown signal (?P<num>\d+))")
 # Open MPI's ``orterun``/``prterun`` (help-errmgr-base.txt / PRRTE help-prterun.txt "proc-aborted-signal"): "mpirun
 # noticed that process rank 3 with PID 4242 on node n2 exited on signal 9 (Killed)."; Open MPI 1.2 said "job rank"
@@ -352,6 +358,9 @@ _K8S_STORAGE_LIMIT = regex.compile(
 # SkyPilot's managed-job controller when the job's cloud cluster went away (``sky/spot/controller.py``: "The cluster is
 # preempted.", then "=== Recovering... ==="; skypilot-org/skypilot#804)
 _SKY_PREEMPTED = regex.compile(r"\bThe cluster is preempted\b")
+# Marin's Iris scheduler reporting a job or task it killed to make room for another job (``iris.client``'s
+# ``JobFailedError``: "JOB_STATE_KILLED: Preempted by /<user>/<job>/<task>", marin-community/marin#6432)
+_IRIS_PREEMPTED = regex.compile(r"\b(?:JOB|TASK)_STATE_KILLED: Preempted by \S+")
 # --- a training loop's own "finished" line ----------------------------------------------------------------------
 # Printed once, after the last step: Megatron-LM ``megatron/training/training.py`` ``pretrain`` ->
 # ``print_datetime('after training is done')`` ("[after training is done] datetime: 2025-12-03 14:45:03"); HF
@@ -546,6 +555,7 @@ _CS_WORDS = (
     "ephemeral",
     "EmptyDir",
     "The cluster is preempted",
+    "Preempted by",
     "Error",
     "Exception",
     "Killed",
@@ -566,6 +576,7 @@ _CI_WORDS = (
     "exitcode",
     "exit code",
     "return code",
+    "error code",
     "exit status",
     "exited with code",
     "user-direction",
@@ -827,6 +838,13 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         if lm := _LAUNCHER_EXIT_CODE.search(text):
             reporter = "mpirun" if len(lm["sp"]) > 1 or "Process name: [[" in text else "horovod"
         _exit(ev, out, _code(m["code"]), reporter)
+    if (
+        not out
+        and "code" in text
+        and (m := _NEGATIVE_CODE.search(text))
+        and (sig := _signal(m["num"])) in _NEGATIVE_SIGNALS
+    ):
+        _exit(ev, out, -int(m["num"]), "runner", signal=sig)
 
 
 def _family(typ: str, module: str, message: str, errno: int | None) -> str:
@@ -1227,6 +1245,8 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
             )
     if "preempted" in text and _SKY_PREEMPTED.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="skypilot", verdict="preempted"))
+    if "Preempted by" in text and _IRIS_PREEMPTED.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="iris", verdict="preempted"))
 
 
 def _numeric(text: str, ev: Event, out: list[Fact]) -> None:

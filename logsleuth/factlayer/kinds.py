@@ -70,7 +70,8 @@ class ProcessExit(Fact):
             ``slurm`` | ``ray`` | ``vllm`` | ``lightning`` | ``horovod`` | ``shell`` (bash, dash, zsh) |
             ``multiprocessing`` (torch's ``mp.spawn``, CPython's ``Process``) | ``dataloader`` | ``kubernetes`` |
             ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
-            launcher)) or the process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
+            launcher) | ``runner`` (any other tool printing a child's negative return code, CPython's convention for a
+            child killed by a signal: NVIDIA DIGITS' "error code -9")) or the process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
             ``paddle`` | ``dataloader_worker``: torch's DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV
             handler, which libraries built on it install when imported) or a debugger (``gdb``).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
@@ -233,7 +234,7 @@ class SchedulerVerdict(Fact):
     """What the scheduler decided about the job.
 
     Attributes:
-        scheduler: ``slurm`` | ``kubernetes`` | ``skypilot``; verdict: ``time_limit`` | ``preempted`` | ``requeued`` |
+        scheduler: ``slurm`` | ``kubernetes`` | ``skypilot`` | ``iris`` (Marin's TPU scheduler); verdict: ``time_limit`` | ``preempted`` | ``requeued`` |
         ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``; resource: what an eviction was for (``memory``,
         ``ephemeral-storage``), or ""; step: the Slurm job or step id the verdict is about ("42", "42.0"), or "".
     """
