@@ -30,8 +30,10 @@ NO_FAILURE_OVERRIDE = 0.8
 # A symptom-only answer (by the rules' account the first failure is not in the log) yields to a model this sure of
 # a cause that is not itself collateral. At 0.8 this won logs and lost none in cross-validation on the first 380
 # logs; with waves D and E in (477 logs) it won none and lost two (a gloo peer reset the model read as a native
-# crash at 0.82, a socket-transport peer loss read as an IB fault at 0.90), so the bar is higher.
-SYMPTOM_OVERRIDE = 0.95
+# crash at 0.82, a socket-transport peer loss read as an IB fault at 0.90), so the bar went to 0.95. On the 1599 logs
+# of waves up to AA, 0.95 won none and lost one (NVIDIA/nccl#795, a peer's broken pipe a fold model called an IB
+# fault); 0.97, 0.99 and never overriding all give the same 1523/1599, so the bar is 0.97.
+SYMPTOM_OVERRIDE = 0.97
 MAX_MODEL_EVIDENCE = 5
 SUPPORT_SHARE = 0.1  # a line supports the model's vote when it pushes at least this share of the strongest line
 # causes hang.decide reads from facts (no rule of their own may exist): ``fix_for`` falls back to the hang advice

@@ -24,7 +24,7 @@ missing lines — and so that the model can never invent a failure:
      by noisy-OR, ``1-(1-c_rule)(1-p_model)`` (``method: rule+model``); an abstained rule that crosses the
      abstention bar this way becomes the verdict, with that rule's fix.
    - Only symptom rules fired (by the rules' own account the first failure is not in the log) and the model names
-     a non-collateral cause at probability >= ``combine.SYMPTOM_OVERRIDE`` (0.95): the model decides, and the
+     a non-collateral cause at probability >= ``combine.SYMPTOM_OVERRIDE`` (0.97): the model decides, and the
      symptoms stay listed as symptoms.
    - Otherwise, when the rules gave an answer (verdict ``failure``) and the model names another cause, the rules'
      answer stands and the model's cause is listed as a hypothesis: a rule matched a line that names its cause; the

@@ -8,6 +8,7 @@ health. ``pipeline.collect`` keeps them in ``JobEvidence.facts``; rules match th
 
 from __future__ import annotations
 
+from . import tables
 from .conditions import fact_matches, validate_condition
 from .extract import facts_of
 from .kinds import KINDS, Fact
@@ -16,6 +17,8 @@ from .kinds import KINDS, Fact
 # ``read.LineGate``; ``tests/test_gate.py`` checks gated == full over the corpus).
 GATE: tuple[str, ...] = (
     r"return code",
+    # bash's signal words as glibc translates them (``tables.LOCALIZED_SIGNAL_WORDS``)
+    "|".join(tables.LOCALIZED_SIGNAL_WORDS),
     # a child's negative return code in CPython's convention, in any tool's words (extract._NEGATIVE_CODE)
     r"(?i:(?:error|exit|return)[ _]?code)[^\n]{0,6}-\d",
     r"exit status",

@@ -114,14 +114,19 @@ _VLLM_EXIT = regex.compile(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit co
 _VLLM_DIED = regex.compile(
     r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
 )
-# bash's reports of a child's death by signal (``strsignal`` words): the whole line, or ``script: line N: PID Word``
-_SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception"
+# bash's reports of a child's death by signal (``strsignal`` words, also as glibc translates them): the whole line, or
+# ``script: line N: PID Word  command`` (bash pads to a column; a pasted log may keep one space: DEEP-clustering
+# kingdra#2 "/bin/bash: line 27: 318 Killed sh start.sh")
+_SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception|" + "|".join(
+    tables.LOCALIZED_SIGNAL_WORDS
+)
+_CORE_DUMPED = r"(?: +\((?:core dumped|" + "|".join(tables.LOCALIZED_CORE_DUMPED) + r")\))?"
 # An interactive shell writes its report where the cursor is: after a tqdm bar that redrew its line with "\r" and
 # left no newline, "Killed" is glued to the bar ("331/1063 [01:06<03:59,  3.06it/s]Killed", InternLandMark/LandMark#65)
 _SHELL = regex.compile(
-    rf"(?m)^(?P<word>{_SIGWORDS})(?: +\(core dumped\))?\s*$"
-    rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS})(?: +\(core dumped\))?(?:  +\S.*)?$"
-    rf"|(?:it/s|s/it)\](?P<word>{_SIGWORDS})(?: +\(core dumped\))?\s*$"
+    rf"(?m)^(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
+    rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS}){_CORE_DUMPED}(?: +\S.*)?$"
+    rf"|(?:it/s|s/it)\](?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
 )
 # zsh's job report (``Src/jobs.c`` ``printjob``; messages from ``Src/signames2.awk``, ``tables.ZSH_SIGNAL_WORDS``):
 # "zsh: killed     python train.py", "zsh: segmentation fault (core dumped)  python train.py"
@@ -522,6 +527,7 @@ _FRAME_GLOG = regex.compile(
 # alternation this replaced cost ~65 us per event, this costs a few)
 _CS_WORDS = (
     "SIG",
+    *tables.LOCALIZED_SIGNAL_WORDS,
     "*** JOB ",
     "*** STEP ",
     *_FINISHED_WORDS,
@@ -830,7 +836,9 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         sig = _signal(m["num"])
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
-        _exit(ev, out, None, "shell", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
+        word = m["word"]
+        sig = tables.SIGNAL_WORDS.get(word) or tables.LOCALIZED_SIGNAL_WORDS[word]
+        _exit(ev, out, None, "shell", signal=sig, detail=word)
     elif "zsh: " in text and not out and (m := _ZSH.search(text)) and m["word"] in tables.ZSH_SIGNAL_WORDS:
         _exit(ev, out, None, "shell", signal=tables.ZSH_SIGNAL_WORDS[m["word"]], detail=f"zsh: {m['word']}")
     if not out and (m := _K8S_EXIT.search(text)) and 128 < (_code(m["code"]) or 0) < 160:

@@ -54,6 +54,21 @@ SIGNAL_WORDS: dict[str, str] = {
     "Quit": "SIGQUIT",
     "Trace/breakpoint trap": "SIGTRAP",
 }
+# The same words in the locales bash most often runs under in public logs: bash prints ``strsignal()``, which glibc
+# translates (``po/zh_CN.po``, ``po/de.po``: "Killed" -> "已杀死" / "Getötet", "Segmentation fault" -> "段错误" /
+# "Speicherzugriffsfehler", "Aborted" -> "已放弃" / "Abgebrochen", "Bus error" -> "总线错误"), and its own "(core dumped)"
+# through its message catalogue ("(核心已转储)", "(Speicherabzug geschrieben)"). danijar/dreamerv3#203: a run on a
+# Chinese-locale shell ends on "已杀死".
+LOCALIZED_SIGNAL_WORDS: dict[str, str] = {
+    "已杀死": "SIGKILL",
+    "段错误": "SIGSEGV",
+    "已放弃": "SIGABRT",
+    "总线错误": "SIGBUS",
+    "Getötet": "SIGKILL",
+    "Speicherzugriffsfehler": "SIGSEGV",
+    "Abgebrochen": "SIGABRT",
+}
+LOCALIZED_CORE_DUMPED = ("核心已转储", "Speicherabzug geschrieben")
 # zsh's words for a job's signal (``Src/signames2.awk``, ``msg[signum]``; printed lower-case by ``Src/jobs.c``
 # ``printjob`` as "zsh: killed     cmd"). On Linux SIGIOT is SIGABRT (6) and zsh prints "IOT instruction" for it
 # (seen in this repo's ``corpus/generators/launchers`` zsh runs).
