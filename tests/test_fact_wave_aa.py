@@ -51,3 +51,13 @@ def test_shell_reports_in_other_locales(line: str, signal: str) -> None:
 def test_a_localized_word_inside_a_sentence_is_no_exit() -> None:
     # the word must be the shell's whole report, not part of the job's own message
     assert _exits("已杀死所有 afl-fuzz 进程。\n") == []
+
+
+def test_localized_words_keep_the_native_precheck() -> None:
+    """Hyperscan takes no non-ASCII literal: the localized words must not cost the one-scan check on every line
+    (it silently fell back to the Python word test when they were passed to it)."""
+    pytest.importorskip("hyperscan")
+    from logsleuth.factlayer import extract
+
+    assert extract._native_check() is not None
+    assert extract._may_hold_facts("已杀死") and extract._may_hold_facts("Killed")

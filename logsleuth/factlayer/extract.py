@@ -115,8 +115,8 @@ _VLLM_DIED = regex.compile(
     r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
 )
 # bash's reports of a child's death by signal (``strsignal`` words, also as glibc translates them): the whole line, or
-# ``script: line N: PID Word  command`` (bash pads to a column; a pasted log may keep one space: DEEP-clustering
-# kingdra#2 "/bin/bash: line 27: 318 Killed sh start.sh")
+# ``script: line N: PID Word  command`` (bash pads to a column; a pasted log may keep one space:
+# divamgupta/deep-clustering-kingdra#2 "/bin/bash: line 27: 318 Killed sh start.sh")
 _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception|" + "|".join(
     tables.LOCALIZED_SIGNAL_WORDS
 )
@@ -632,7 +632,9 @@ def _native_check():  # noqa: ANN202 - native.any_matcher's function, or None
         _NATIVE_CHECK.append(
             any_matcher(
                 [
-                    *(re.escape(w) for w in _CS_WORDS),
+                    # ASCII words only: the native check reads ASCII lines (``_may_hold_facts``), and Hyperscan takes
+                    # no non-ASCII literal; other lines get the Python word test, which has every word
+                    *(re.escape(w) for w in _CS_WORDS if w.isascii()),
                     *(f"(?i){re.escape(w)}" for w in _CI_WORDS if w == w.lower()),
                     _NANINF.pattern,
                     r"(?s)(?:@.*0x|0x.*@)",
