@@ -40,26 +40,23 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
         # nothing failed and nothing said the run finished: does the log end on the warning?
         if any(isinstance(f, RunFinished) for f in evidence.facts):
             return diag
-        warned = [
-            f
-            for f in evidence.facts
-            if isinstance(f, VersionWarning)
-            and evidence.last_lines.get(f.event.path, f.event.line) - f.event.line < ENDS_WITHIN_LINES
-        ]
+
+        def counts(w: VersionWarning) -> bool:
+            return evidence.last_lines.get(w.event.path, w.event.line) - w.event.line < ENDS_WITHIN_LINES
+
         then = "and the log ends there: nothing ran after it."
         title = "A library warned that its installed versions do not fit, and the log ends there"
     elif diag.root_cause == "unknown" and diag.verdict != "no_failure":
         first = diag.first_failure
-        warned = [
-            f
-            for f in evidence.facts
-            if isinstance(f, VersionWarning)
-            and (first is None or f.event.path != first.path or f.event.line <= first.line)
-        ]
+
+        def counts(w: VersionWarning) -> bool:
+            return first is None or w.event.path != first.path or w.event.line <= first.line
+
         then = "and the job then failed with no other cause in the log."
         title = "A library warned that its installed versions do not fit, then the job failed"
     else:
         return diag
+    warned = [f for f in evidence.facts if isinstance(f, VersionWarning) and counts(f)]
     if not warned:
         return diag
     w = warned[0]

@@ -71,9 +71,10 @@ class ProcessExit(Fact):
             ``multiprocessing`` (torch's ``mp.spawn``, CPython's ``Process``) | ``dataloader`` | ``kubernetes`` |
             ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
             launcher) | ``runner`` (any other tool printing a child's negative return code, CPython's convention for a
-            child killed by a signal: NVIDIA DIGITS' "error code -9")) or the process's own signal handler (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` |
-            ``paddle`` | ``dataloader_worker``: torch's DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV
-            handler, which libraries built on it install when imported) or a debugger (``gdb``).
+            child killed by a signal: NVIDIA DIGITS' "error code -9")) or the process's own signal handler
+            (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` | ``paddle`` | ``dataloader_worker``: torch's
+            DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV handler, which libraries built on it
+            install when imported) or a debugger (``gdb``).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
         node: the host the reporter names, or "".
@@ -234,9 +235,10 @@ class SchedulerVerdict(Fact):
     """What the scheduler decided about the job.
 
     Attributes:
-        scheduler: ``slurm`` | ``kubernetes`` | ``skypilot`` | ``iris`` (Marin's TPU scheduler); verdict: ``time_limit`` | ``preempted`` | ``requeued`` |
-        ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``; resource: what an eviction was for (``memory``,
-        ``ephemeral-storage``), or ""; step: the Slurm job or step id the verdict is about ("42", "42.0"), or "".
+        scheduler: ``slurm`` | ``kubernetes`` | ``skypilot`` | ``iris`` (Marin's TPU scheduler); verdict:
+        ``time_limit`` | ``preempted`` | ``requeued`` | ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``;
+        resource: what an eviction was for (``memory``, ``ephemeral-storage``), or ""; step: the Slurm job or step id
+        the verdict is about ("42", "42.0"), or "".
     """
 
     KIND: ClassVar[str] = "scheduler"
