@@ -58,6 +58,8 @@ class JobEvidence:
             ``skipped``, ``seconds`` (time spent collecting), ``numbers_recovered`` (every rank's last printed loss is
             finite after any NaN/Inf/overflow, no loss scale at its minimum: ``numeric_tail.NumericTail.recovered``).
         progress: global rank -> ``progress.RankProgress`` (last step printed, when), year-normalised.
+        unranked_progress: the progress lines that name no rank, one ``progress.RankProgress`` (rank
+            ``progress.UNRANKED``) per pid the lines name (one for lines with none), year-normalised.
         end_time: the job's latest timed line, year-normalised (how long progress had stopped before the log ends).
         flight: the analysis of the job's Flight Recorder dumps (``flight.FlightAnalysis``), None without dumps.
         memory_growth: memory sizes a process printed that were still growing at its last print
@@ -83,6 +85,7 @@ class JobEvidence:
     file_index: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     stats: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     progress: Mapping[int, Any] = field(default_factory=lambda: MappingProxyType({}))
+    unranked_progress: tuple[Any, ...] = ()
     end_time: datetime | None = None
     flight: Any = None
     year: int | None = None

@@ -19,6 +19,7 @@ from .diagnose import diagnose
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact
+from .factlayer.kinds import ProcessExit
 from .factlayer.reason import (
     FactStream,
     crash_library,
@@ -40,7 +41,7 @@ from .parse.decoration import undecorate
 from .parse.timestamps import YEARLESS, iso_dated
 from .peer_left import peer_left_cleanly
 from .plausible import ranges
-from .progress import NOT_COUNTED, ProgressTracker, silent_first
+from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .recovered import resumed_after_failure, retried_after_failure
 from .rules.engine import RuleSet, load_rules
@@ -153,9 +154,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
                 act.last = last_time
             if ev.host:
                 act.hosts.add(ev.host)
-            counter = state.progress.add(ev, last_time, shape)
-        else:
-            counter = NOT_COUNTED
+        counter = state.progress.add(ev, last_time, shape)
         if ev.host:
             state.hosts.add(ev.host)
         facts = state.stream.facts(ev, state.versions)
@@ -181,6 +180,10 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             if not found and len(state.unexplained) < MAX_UNEXPLAINED:
                 state.unexplained.append(ev)
                 kept = True
+        elif facts and not found and len(state.unexplained) < MAX_UNEXPLAINED and any(map(_failed_exit, facts)):
+            # a launcher or runner reporting a failed process at info level (Kaldi's "run.pl: job failed, log is in
+            # X"): not a healthy log, even when no rule says why it failed
+            state.unexplained.append(ev)
         if ev.source == "elastic" and ev.params.get("root") and state.elastic_root is None:
             state.elastic_root = ev
             kept = True
@@ -365,6 +368,17 @@ def _unknown_when_damaged(diag: Diagnosis, skipped: Sequence[dict[str, Any]]) ->
     )
 
 
+def _failed_exit(f: Fact) -> bool:
+    """A ``ProcessExit`` that says a process failed: a non-zero code, a crash or kill signal, or a runner's bare
+    "failed" (no code). Stops by SIGTERM/SIGINT/SIGHUP are left out: a launcher stopping the other workers, an operator's
+    Ctrl-C or a closed terminal say nothing about a failure of their own."""
+    if not isinstance(f, ProcessExit):
+        return False
+    if f.signal:
+        return f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
+    return f.code != 0 if f.code is not None else f.reporter == "kaldi"
+
+
 def collect(
     paths: Sequence[str | os.PathLike[str]] | None,
     rules: RuleSet,
@@ -496,6 +510,10 @@ def collect(
         file_index=MappingProxyType(file_index),
         stats=MappingProxyType(stats),
         progress=MappingProxyType(progress),
+        unranked_progress=tuple(
+            dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
+            for p in state.progress.unranked.values()
+        ),
         end_time=_normalise(state.last_time, year),
         flight=flight,
         year=year,

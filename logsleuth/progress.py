@@ -48,6 +48,8 @@ MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: wher
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also
 # "[rank 1]", "[rank: 1]", "[rank 1/4]" (the bracketed spellings ``parse._TEXT_RANK`` reads a line's rank from)
 RANK_TAG = regex.compile(r"\[rank:? ?(\d+)(?:/\d+)?\]")
+UNRANKED = -1  # ``RankProgress.rank`` of ``ProgressTracker.unranked``'s streams: lines that name no rank
+MAX_UNRANKED_STREAMS = 256  # pids whose rank-less progress is followed (bounded memory on logs of many processes)
 
 
 @dataclass
@@ -145,6 +147,11 @@ class ProgressTracker:
 
     def __init__(self) -> None:
         self.ranks: dict[int, RankProgress] = {}
+        # progress lines that name no rank (a loop printing on rank 0 only, with no rank prefix), one stream per pid the
+        # line names (None: no pid): they cannot tell which rank stalled, but they show a job that restarted and went
+        # on (``recovered``). Two processes' lines (Ray trials, "(train_loop pid=N)") must not be read as one stream
+        # whose counter went back.
+        self.unranked: dict[int | None, RankProgress] = {}
 
     def add(self, ev: Event, when: datetime | None = None, shape: bytes | None = None) -> Counter | None | NotCounted:
         """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``);
@@ -158,9 +165,14 @@ class ProgressTracker:
             ``progress_counter(ev.text)`` when this call computed it (an info/debug/warning line of one rank), so the
             caller need not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
         """
-        if ev.rank is None:
-            return NOT_COUNTED
         when = when or ev.time
+        if ev.rank is None:
+            rp = self.unranked.get(ev.pid)
+            if rp is None:
+                if len(self.unranked) >= MAX_UNRANKED_STREAMS:
+                    return NOT_COUNTED
+                rp = self.unranked[ev.pid] = RankProgress(UNRANKED)
+            return self._record(UNRANKED, ev.text, ev, when, shape=shape, into=rp)
         # the line's own tag, then the glued lines' tags
         tags = list(RANK_TAG.finditer(ev.text)) if ev.text.count("[rank") > 1 and "\n" not in ev.text else []
         if len(tags) < 2:
@@ -174,9 +186,16 @@ class ProgressTracker:
         return NOT_COUNTED
 
     def _record(
-        self, rank: int, text: str, ev: Event, when: datetime | None, timed: bool = True, shape: bytes | None = None
+        self,
+        rank: int,
+        text: str,
+        ev: Event,
+        when: datetime | None,
+        timed: bool = True,
+        shape: bytes | None = None,
+        into: RankProgress | None = None,
     ) -> Counter | None | NotCounted:
-        rp = self.ranks.get(rank)
+        rp = into or self.ranks.get(rank)
         if rp is None:
             rp = self.ranks[rank] = RankProgress(rank)
         if when is not None:

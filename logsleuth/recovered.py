@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact, WorkRetried
 from .parse.timestamps import one_clock
-from .progress import RankProgress, _fmt, progress_counter
+from .progress import UNRANKED, RankProgress, _fmt, progress_counter
 from .types import Diagnosis, Event, Fix
 
 if TYPE_CHECKING:
@@ -45,6 +45,9 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if diag.verdict != "failure" or first is None:
         return diag
     printing = [rp for rp in evidence.progress.values() if rp.lines]
+    if not printing:
+        # a loop that prints its steps without a rank (rank 0 only, most often): each process's stream
+        printing = [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
     t_first = evidence.time_of(first) or first.time
@@ -75,9 +78,9 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if any(_failed_after(evidence, e, point) for _rp, point, _b, _a in resumed for e in failures):
         return diag
     went = "; ".join(
-        f"rank {rp.rank} had reached {_fmt(b)}, resumed at {_fmt(p[3])} and reached {_fmt(a)}"
+        f"{_who(rp)} had reached {_fmt(b)}, resumed at {_fmt(p[3])} and reached {_fmt(a)}"
         if b is not None
-        else f"rank {rp.rank} started at {_fmt(p[3])} after torchrun restarted the workers and reached {_fmt(a)}"
+        else f"{_who(rp)} started at {_fmt(p[3])} after torchrun restarted the workers and reached {_fmt(a)}"
         for rp, p, b, a in sorted(resumed, key=lambda r: r[0].rank)[:4]
     )
     message = (
@@ -89,6 +92,10 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         "repeats, it is worth a look: each restart repeats the steps since the last checkpoint."
     )
     return healthy_by_fact(diag, rule_id=RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _who(rp: RankProgress) -> str:
+    return "the job's progress lines (they name no rank)" if rp.rank == UNRANKED else f"rank {rp.rank}"
 
 
 RETRY_RULE_ID = "retried-after-failure"

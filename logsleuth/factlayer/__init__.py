@@ -121,6 +121,11 @@ GATE: tuple[str, ...] = (
     r"#\d+ +0x[0-9a-f]+ in ",
     r"\.so[\w.]*\([^)]*\+0x[0-9a-f]+\)",
     r"@\s+0x[0-9a-f]+",
+    r"failed, log is in",
+    # zsh's job report with its pid, Go's report of a child's signal (extract._ZSH, extract._GO_SIGNAL)
+    r"\d (?:killed|segmentation fault|abort|bus error|IOT instruction|illegal hardware instruction|floating point "
+    r"exception)(?: \(core dumped\))?  ",
+    r"signal: (?:killed|segmentation fault|aborted|bus error|illegal instruction|floating point exception)",
 )
 
 __all__ = ["Fact", "KINDS", "GATE", "facts_of", "fact_matches", "validate_condition"]

@@ -130,7 +130,27 @@ _SHELL = regex.compile(
 )
 # zsh's job report (``Src/jobs.c`` ``printjob``; messages from ``Src/signames2.awk``, ``tables.ZSH_SIGNAL_WORDS``):
 # "zsh: killed     python train.py", "zsh: segmentation fault (core dumped)  python train.py"
-_ZSH = regex.compile(r"(?m)^zsh: (?P<word>[a-zA-Z][a-zA-Z -]*?)(?: \(core dumped\))?  +\S")
+# With job control (an interactive zsh) the report names the job and its pid instead: "[1]  + 14957 segmentation fault
+# (core dumped)  python train.py"; a paste may keep only "14957 segmentation fault (core dumped)  python train.py"
+# (clinplayer/Point2Skeleton#6). zsh pads the word to a column, so two spaces always precede the command.
+_ZSH = regex.compile(
+    r"(?m)^(?:zsh: |[ \t]*(?:\[\d+\] *[+-]? +)?\d+ )(?P<word>[a-zA-Z][a-zA-Z -]*?)(?: \(core dumped\))?  +\S"
+)
+# Go's ``os.ProcessState.String`` for a child that died by a signal (``tables.GO_SIGNAL_WORDS``): "signal: killed",
+# "signal: segmentation fault (core dumped)", inside whatever the Go program says around it
+_GO_SIGNAL = regex.compile(
+    r"\bsignal: (?P<word>" + "|".join(tables.GO_SIGNAL_WORDS) + r")(?: \(core dumped\))?(?![\w-])"
+)
+# Kaldi's job runners (``utils/parallel/run.pl``, ``queue.pl``, ``slurm.pl``, ``ssh.pl``; ESPnet's ``run.py``), which
+# run a recipe stage's commands with their output in a log file and print only where it went when one fails: "run.pl:
+# job failed, log is in exp/train/train.log" or "run.pl: 3 / 8 failed, log is in exp/train/log/train.*.log" (the
+# cause is in that file, not in this log)
+_KALDI_FAILED = regex.compile(r"\b(?P<tool>[\w-]+\.p[ly]): (?:job failed|\d+ / \d+ failed), log is in \S")
+# JetBrains IDEs' run console (PyCharm's process handler) when the program ends: "Process finished with exit code 139
+# (interrupted by signal 11: SIGSEGV)"; "Process finished with exit code 1" for a plain non-zero exit
+_IDE_EXIT = regex.compile(
+    r"Process finished with exit code (?P<code>-?\d+)(?: \(interrupted by signal (?P<num>\d+): (?P<name>SIG[A-Z]+)\))?"
+)
 # torch.multiprocessing.spawn's ``ProcessExitedException`` (``torch/multiprocessing/spawn.py``, ``ProcessContext.
 # join``): "process 1 terminated with signal SIGKILL" / "process 1 terminated with exit code 1" (the index is the
 # spawned process's, i.e. its local rank)
@@ -612,6 +632,11 @@ _CI_WORDS = (
     "exit with status code",
     "exit string",
     "zsh: ",
+    "failed, log is in",
+    # zsh's job report with job control ("14957 segmentation fault (core dumped)  python train.py", ``_ZSH``)
+    "segmentation fault",
+    "core dumped",
+    "killed  ",
     "died with",
     "died unexpectedly",
     "steps are invalid in this epoch",
@@ -841,8 +866,19 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         word = m["word"]
         sig = tables.SIGNAL_WORDS.get(word) or tables.LOCALIZED_SIGNAL_WORDS[word]
         _exit(ev, out, None, "shell", signal=sig, detail=word)
-    elif "zsh: " in text and not out and (m := _ZSH.search(text)) and m["word"] in tables.ZSH_SIGNAL_WORDS:
+    elif (
+        ("zsh: " in text or "  " in text)
+        and not out
+        and (m := _ZSH.search(text))
+        and m["word"] in tables.ZSH_SIGNAL_WORDS
+    ):
         _exit(ev, out, None, "shell", signal=tables.ZSH_SIGNAL_WORDS[m["word"]], detail=f"zsh: {m['word']}")
+    if "signal: " in text and not out and (m := _GO_SIGNAL.search(text)):
+        _exit(ev, out, None, "go", signal=tables.GO_SIGNAL_WORDS[m["word"]], detail=f"signal: {m['word']}")
+    if "failed, log is in" in text and not out and (m := _KALDI_FAILED.search(text)):
+        _exit(ev, out, None, "kaldi", detail=m["tool"])
+    if "Process finished with" in text and not out and (m := _IDE_EXIT.search(text)) and _code(m["code"]) != 0:
+        _exit(ev, out, _code(m["code"]), "ide", signal=m["name"] or None)
     if not out and (m := _K8S_EXIT.search(text)) and 128 < (_code(m["code"]) or 0) < 160:
         reporter = "kubernetes"
         if lm := _LAUNCHER_EXIT_CODE.search(text):

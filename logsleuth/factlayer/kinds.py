@@ -71,7 +71,10 @@ class ProcessExit(Fact):
             ``multiprocessing`` (torch's ``mp.spawn``, CPython's ``Process``) | ``dataloader`` | ``kubernetes`` |
             ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
             launcher) | ``runner`` (any other tool printing a child's negative return code, CPython's convention for a
-            child killed by a signal: NVIDIA DIGITS' "error code -9")) or the process's own signal handler
+            child killed by a signal: NVIDIA DIGITS' "error code -9") | ``go`` (a Go program's "signal: killed",
+            ``os.ProcessState.String``) | ``ide`` (a JetBrains run console's "Process finished with exit code 139
+            (interrupted by signal 11: SIGSEGV)") | ``kaldi`` (Kaldi's ``run.pl``/``queue.pl``/``slurm.pl``: "job failed,
+            log is in X", no code)) or the process's own signal handler
             (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` | ``paddle`` | ``dataloader_worker``: torch's
             DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV handler, which libraries built on it
             install when imported) or a debugger (``gdb``).

@@ -86,6 +86,21 @@ ZSH_SIGNAL_WORDS: dict[str, str] = {
     "quit": "SIGQUIT",
     "trace trap": "SIGTRAP",
 }
+# Go's name for a signal (``syscall.Signal.String``, the ``signals`` table of ``src/syscall/zerrors_linux_*.go``), which
+# ``os.ProcessState.String`` prints for a child that died by it: "signal: segmentation fault (core dumped)". Tools
+# written in Go report their children's deaths this way (ollama's "llama runner process has terminated: signal:
+# segmentation fault (core dumped)", ollama/ollama#5401).
+GO_SIGNAL_WORDS: dict[str, str] = {
+    "killed": "SIGKILL",
+    "segmentation fault": "SIGSEGV",
+    "aborted": "SIGABRT",
+    "bus error": "SIGBUS",
+    "illegal instruction": "SIGILL",
+    "floating point exception": "SIGFPE",
+    "terminated": "SIGTERM",
+    "hangup": "SIGHUP",
+    "interrupt": "SIGINT",
+}
 # PaddlePaddle's signal handler (``paddle/fluid/platform/init.cc`` ``SignalHandle``, its ``SignalErrorStrings`` quoted
 # from POSIX signal.h): "FatalError: `Segmentation fault` is detected by the operating system." before the process dies
 PADDLE_SIGNAL_WORDS: dict[str, str] = {
@@ -304,6 +319,11 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # while importing a torchvision built for another torch - pytorch/pytorch#122494, vllm-project/vllm-ascend#479 pins
     # torchvision to match torch for it; torch < 2 said "No such operator torchvision::nms", pytorch/vision#1405)
     (r"^(?:operator \w+::\w+ does not exist|No such operator \w+::\w+)", "environment"),
+    # JAX's import-time pairing check (``jax/_src/lib/__init__.py`` ``check_jaxlib_version``): "jaxlib version 0.4.14 is
+    # newer than and incompatible with jax version 0.4.6. Please update your jax and/or jaxlib packages." and "jaxlib
+    # is version 0.1.69, but this version of jax requires version >= 0.1.74." (jax-ml/jax#17638)
+    (r"\bis newer than and incompatible with \w+ version \S+", "environment"),
+    (r"^\w+ is version \S+, but this version of \w+ requires version >= ?\S+", "environment"),
     # one library calling another's function with a signature this version of it does not have: CPython's argument
     # checks (``Python/ceval.c``/``Objects/call.c``: "%U() missing %i required positional argument%s: %U", "%U() got an
     # unexpected keyword argument '%S'", "%U() takes %d positional argument%s but %d %s given"). A *private* callee
@@ -353,6 +373,11 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # groups. Available resources: {...}" and "Not enough resources to allocate 2 DP ranks on DP master node ..."
     # (ray-project/kuberay#4366)
     (r"Not enough resources to allocate \d+ (?:placement groups|DP ranks)", "placement"),
+    # Ray Tune's launch hook inside a trial (``ray/train/_internal/session.py`` ``_tune_task_and_actor_launch_hook``):
+    # a task or actor the trainable starts asks for more than the trial's placement group reserved ("No trial
+    # resources are available for launching the actor `X`. To resolve this, specify the Tune option:
+    # resources_per_trial=tune.PlacementGroupFactory(...)")
+    (r"No trial resources are available for launching the (?:actor|task)", "placement"),
     # Ray Train v2's controller when the worker group's placement group is not scheduled in time
     # (``ray/train/v2/_internal/exceptions.py`` ``WorkerGroupStartupTimeoutError``, ``RAY_TRAIN_WORKER_GROUP_START_
     # TIMEOUT_S``; v1 said "Placement group creation timed out"): the cluster cannot fit num_workers x resources
