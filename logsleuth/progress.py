@@ -167,6 +167,11 @@ class ProgressTracker:
         """
         when = when or ev.time
         if ev.rank is None:
+            # most rank-less lines of a big log are no progress (NCCL INFO, Ray's own output): a substring test first,
+            # so the counter regexes run only where a step/iteration/epoch word is
+            low = ev.text.lower()
+            if "step" not in low and "iter" not in low and "epoch" not in low:
+                return NOT_COUNTED
             rp = self.unranked.get(ev.pid)
             if rp is None:
                 if len(self.unranked) >= MAX_UNRANKED_STREAMS:
