@@ -98,6 +98,7 @@ GATE: tuple[str, ...] = (
     r"loss_scale",
     r"skipped=\d",
     r"is non-finite",
+    r"(?i:non-finite (?:\w+ )?loss|loss (?:is|was|became) not finite)",
     r"Killing subprocess",
     r"forcefully exiting",
     r"death signal",

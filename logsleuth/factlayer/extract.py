@@ -82,6 +82,11 @@ _MPI = regex.compile(
 # MPICH/Intel MPI's Hydra (``ui/mpich/mpiexec.c``): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal
 # 9)" (older Hydra without "YOUR "), after its "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES" box
 _HYDRA = regex.compile(r"APPLICATION TERMINATED WITH THE EXIT STRING: (?P<word>[^(\n]+?) \(signal (?P<num>\d+)\)")
+# the same box's "=   EXIT CODE: 9" line: for a process killed by a signal Hydra prints the signal's number there (the
+# EXIT STRING that follows says "Killed (signal 9)", openai/jukebox#155); a paste may end before the EXIT STRING
+# (je-santos/MPLBM-UT#92). Only the signals that end jobs are read from a bare number (an application's own exit(6)
+# would read the same); a shell's 128+N comes through as that.
+_HYDRA_CODE = regex.compile(r"(?m)^=\s+EXIT CODE: (?P<code>\d+)\s*$")
 # Lightning's subprocess launcher (``lightning/fabric/strategies/launchers/subprocess_script.py``,
 # ``_ChildProcessObserver._run``, polling every 5 s): "[rank: 1] Child process with PID 2491 terminated with code -9.
 # Forcefully terminating all other processes to avoid zombies" - ``Popen.returncode``, -N for signal N; it then sends
@@ -459,6 +464,8 @@ _NAN_LOSS = regex.compile(
     r"|(?i:loss (?:is|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
     r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
+    # a training loop's own check saying so without the value: "non-finite loss at step 173", "Loss is not finite"
+    r"|(?i:\bnon-finite (?:training |train |total )?loss\b|\bloss (?:is|was|became) (?:not finite|non-finite)\b)"
 )
 # Megatron's grad-norm check, Lightning's ``detect_nan_parameters`` (``utilities/finite_checks.py``: "Detected nan
 # and/or inf values in `layer.weight`"), autograd's anomaly mode ("returned nan values in its 0th output"), and
@@ -640,6 +647,8 @@ _CI_WORDS = (
     "died with",
     "died unexpectedly",
     "steps are invalid in this epoch",
+    "non-finite",
+    "not finite",
 )
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
@@ -779,6 +788,10 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, _code(m["code"]), "horovod", task=task)
     if "EXIT STRING" in text and (m := _HYDRA.search(text)):
         _exit(ev, out, None, "mpich", signal=_signal(m["num"]), detail=m["word"].strip())
+    elif "EXIT CODE: " in text and (m := _HYDRA_CODE.search(text)) and (code := _code(m["code"])):
+        sig = tables.SIGNALS.get(code) if code < 128 else None
+        if sig in _NEGATIVE_SIGNALS or code > 128:
+            _exit(ev, out, code if sig is None else None, "mpich", signal=sig, detail=f"EXIT CODE: {code}")
     if "exited on signal" in text and (m := _MPI.search(text)):
         _exit(
             ev,
@@ -1297,7 +1310,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
 
 def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
     low = text.lower()
-    if "nan" in low or "inf" in low or "non-finite" in low or "are invalid" in low:
+    if "nan" in low or "inf" in low or "finite" in low or "are invalid" in low:
         if m := _NAN_LOSS.search(text):
             v = (m["v"] or "nan").lower()
             out.append(NumericHealth(event=ev, what="inf_loss" if "inf" in v else "nan_loss"))

@@ -168,6 +168,12 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     "ObjectStoreFullError": "host_memory",
     "OutOfDiskError": "disk_full",
     "RuntimeEnvSetupError": "environment",
+    # torchelastic's rendezvous (``torch/distributed/elastic/rendezvous/api.py``): ``RendezvousClosedError`` is raised at
+    # an agent that joins a rendezvous already closed - finalised without it once ``last_call_timeout`` ran out after
+    # the minimum joined, or shut down by the other agents (one-covenant/basilica#493: workers 2/3 arrived after the
+    # rendezvous closed with participants [0, 1]). A low-priority family: another node's own failure, when in the log,
+    # is read first.
+    "RendezvousClosedError": "rendezvous",
     # DeepSpeed's op builder (``op_builder/builder.py``, 0.19.8): ``MissingCUDAException`` ("CUDA_HOME does not exist,
     # unable to compile CUDA op(s)", or nvcc cannot run) and ``CUDAMismatchException`` ("Installed CUDA version X does
     # not match the version torch was compiled with Y, unable to compile cuda/cpp extensions") when it JIT-builds an
@@ -319,6 +325,10 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # while importing a torchvision built for another torch - pytorch/pytorch#122494, vllm-project/vllm-ascend#479 pins
     # torchvision to match torch for it; torch < 2 said "No such operator torchvision::nms", pytorch/vision#1405)
     (r"^(?:operator \w+::\w+ does not exist|No such operator \w+::\w+)", "environment"),
+    # torchvision's check that it and torch were built for one CUDA (``torchvision/extension.py``
+    # ``_check_cuda_version``): "Detected that PyTorch and torchvision were compiled with different CUDA versions.
+    # PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8." (acheong08/Diffusion-ColabUI#108)
+    (r"Detected that PyTorch and torchvision were compiled with different", "environment"),
     # JAX's import-time pairing check (``jax/_src/lib/__init__.py`` ``check_jaxlib_version``): "jaxlib version 0.4.14 is
     # newer than and incompatible with jax version 0.4.6. Please update your jax and/or jaxlib packages." and "jaxlib
     # is version 0.1.69, but this version of jax requires version >= 0.1.74." (jax-ml/jax#17638)
@@ -346,8 +356,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # (..) must be divisible by ..."), Megatron ``arguments.py`` ("global batch size (..) is not divisible by micro
     # batch size (..) times data parallel size (..)")
     (
+        # ("divisble": PaddleSeg's own spelling, "BATCH_SIZE:2 not divisble by number of GPUs:4", PaddlePaddle/PaddleSeg#141)
         r"(?i)\b(?:global[_ ]|effective[_ ]|total[_ ]|real[_ ])?(?:train[_ ])?(?:micro[_ ]|mini[_ ])?batch[_ ]?size"
-        r"(?:[_ ]per[_ ]gpu)?\b[^\n]{0,120}?(?:must be (?:evenly )?divisible|is not divisible|not (?:evenly )?divisible|"
+        r"(?:[_ ]per[_ ]gpu)?\b[^\n]{0,120}?(?:must be (?:evenly )?divisi?ble|is not divisi?ble|not (?:evenly )?divisi?ble|"
         r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs )",
         "batch_config",
     ),
