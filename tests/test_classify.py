@@ -168,7 +168,7 @@ def test_policy_model_needs_a_high_bar_to_turn_a_clean_log_into_a_failure(rules)
     assert out.fix.summary
 
 
-def test_policy_symptom_only_answer_yields_to_a_sure_model(rules) -> None:
+def test_policy_symptom_only_answer_stands_against_a_sure_model(rules) -> None:
     log = CORPUS / "logs/gen-torchrun-rank-raises/ws2_rank1_valueerror/job.log"
     d = analyze([str(log)], rules=rules, model=False)
     assert d.root_cause == "worker_exception"
@@ -177,19 +177,15 @@ def test_policy_symptom_only_answer_yields_to_a_sure_model(rules) -> None:
     assert sym
     only = dataclasses.replace(d, evidence=tuple(sym), symptoms=(), root_cause=sym[0].root_cause,
                                rule_id=sym[0].rule_id, confidence=0.56)
-    p = comb.SYMPTOM_OVERRIDE
-    sure = model.Vote("worker_exception", p, (("worker_exception", p),), 0.5)
+    # cross-validation: a sure model overriding a symptom-only answer won no log on the 1709 logs of waves up to AC
+    # and lost vllm-project/vllm#7896 (an "unhandled cuda error" a fold model read as a P2P fault at >= 0.97)
+    sure = model.Vote("worker_exception", 0.99, (("worker_exception", 0.99),), 0.5)
     out = comb.combine(only, lambda: sure, rules)
-    assert out.root_cause == "worker_exception" and out.method == "model"
-    assert {m.rule_id for m in out.symptoms} >= {m.rule_id for m in sym}
-    collateral = model.Vote("collective_timeout", p, (("collective_timeout", p),), 0.5)
-    assert comb.combine(only, lambda: collateral, rules).root_cause == only.root_cause
-    # below the bar (cross-validation on waves D and E: 0.82 and 0.90 overrides were both wrong) the symptom stands
-    unsure = model.Vote("worker_exception", 0.9, (("worker_exception", 0.9),), 0.5)
-    assert comb.combine(only, lambda: unsure, rules).root_cause == only.root_cause
-    # nor at 0.95: on the 1599 logs of waves up to AA that bar won no log and lost NVIDIA/nccl#795
-    almost = model.Vote("worker_exception", 0.95, (("worker_exception", 0.95),), 0.5)
-    assert comb.combine(only, lambda: almost, rules).root_cause == only.root_cause
+    assert out.root_cause == only.root_cause and out.method != "model"
+    assert any(h.root_cause == "worker_exception" for h in out.hypotheses)
+    # the model naming the same cause still corroborates it
+    same = model.Vote(only.root_cause, 0.9, ((only.root_cause, 0.9),), 0.5)
+    assert comb.combine(only, lambda: same, rules).method == "rule+model"
 
 
 def test_policy_advisory_line_alone_never_turns_a_clean_log_failed(rules) -> None:

@@ -23,13 +23,11 @@ missing lines — and so that the model can never invent a failure:
    - It names the cause the rules point at (even an abstained best guess): the two independent supports combine
      by noisy-OR, ``1-(1-c_rule)(1-p_model)`` (``method: rule+model``); an abstained rule that crosses the
      abstention bar this way becomes the verdict, with that rule's fix.
-   - Only symptom rules fired (by the rules' own account the first failure is not in the log) and the model names
-     a non-collateral cause at probability >= ``combine.SYMPTOM_OVERRIDE`` (0.97): the model decides, and the
-     symptoms stay listed as symptoms.
-   - Otherwise, when the rules gave an answer (verdict ``failure``) and the model names another cause, the rules'
-     answer stands and the model's cause is listed as a hypothesis: a rule matched a line that names its cause; the
-     model's evidence is diffuse (in grouped cross-validation, letting it overrule weak cause rules lost more logs
-     than it won).
+   - When the rules gave an answer (verdict ``failure``: a weak cause, or only symptom rules) and the model names
+     another cause, the rules' answer stands and the model's cause is listed as a hypothesis: a rule matched a line
+     that names its cause; the model's evidence is diffuse (in grouped cross-validation, letting it overrule weak
+     cause rules lost more logs than it won, and letting a sure model overrule a symptom-only answer won none on the
+     1709 logs of waves up to AC: ``combine`` keeps the history).
    - The rules abstained and the model names a cause: the model decides (``method: model``, confidence = its
      probability). The rules' candidates stay listed as hypotheses, the lines that push hardest toward the
      model's label become the evidence and the first failure, and the fix is the generic advice of a built-in
