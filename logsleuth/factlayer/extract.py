@@ -343,9 +343,10 @@ _ESCALATE = regex.compile(
 _SPAWN_TERMINATE = regex.compile(r"Terminating process (?P<pid>\d+) via signal (?P<name>SIG[A-Z]+)")
 # A rank's own handler saying it received SIGTERM, sender unknown: Lightning's SignalConnector
 # (``trainer/connectors/signal_connector.py`` ``_sigterm_notifier_fn``: "[rank: 0] Received SIGTERM: 15") or a
-# trainer's own handler ("[rank0] train: received SIGTERM at step 659"). After a launcher announced SIGTERM to the
-# job's workers (``reason.sibling_terminations``) it is that launcher's signal; otherwise it came from outside.
-_RANK_GOT_SIGTERM = regex.compile(r"\[rank:? ?\d+\][^\n]{0,120}?\b[Rr]eceived SIGTERM\b")
+# trainer's own handler ("[rank0] train: received SIGTERM at step 659", "rank 0: received SIGTERM, will checkpoint and
+# exit after this step"). After a launcher announced SIGTERM to the job's workers (``reason.sibling_terminations``) it
+# is that launcher's signal; otherwise it came from outside.
+_RANK_GOT_SIGTERM = regex.compile(r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?\b[Rr]eceived SIGTERM\b")
 _SLURM_CANCEL = regex.compile(
     r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
 )
@@ -1264,7 +1265,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(
             SignalFact(event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target)
         )
-    if "eceived SIGTERM" in text and "[rank" in text and _RANK_GOT_SIGTERM.search(text):
+    if "eceived SIGTERM" in text and "ank" in text and _RANK_GOT_SIGTERM.search(text):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))
