@@ -162,8 +162,9 @@ class ProgressTracker:
         rank's own progress text, so neither rank looks behind.
 
         Returns:
-            ``progress_counter(ev.text)`` when this call computed it (an info/debug/warning line of one rank), so the
-            caller need not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
+            ``progress_counter(ev.text)`` when this call computed it (an info/debug/warning line of one rank, or a
+            rank-less one holding a step/iteration/epoch word, counted in ``unranked`` by its pid), so the caller need
+            not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
         """
         when = when or ev.time
         if ev.rank is None:
@@ -200,7 +201,7 @@ class ProgressTracker:
         shape: bytes | None = None,
         into: RankProgress | None = None,
     ) -> Counter | None | NotCounted:
-        rp = into or self.ranks.get(rank)
+        rp = into if into is not None else self.ranks.get(rank)
         if rp is None:
             rp = self.ranks[rank] = RankProgress(rank)
         if when is not None:
