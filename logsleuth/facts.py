@@ -12,40 +12,41 @@ from __future__ import annotations
 import regex
 
 from . import plausible
+from .lazy_regex import lazy
 
 _V = r"(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc|a|b)\d+)?)"
 PATTERNS: tuple[tuple[str, regex.Pattern[str]], ...] = (
     # NCCL's banner, or the NCCL wheel's pin (``nvidia-nccl-cu12==2.18.1``: the libnccl torch loads from site-packages)
-    ("nccl", regex.compile(rf"NCCL version {_V}|\bnvidia-nccl-cu\d+=={_V}")),
+    ("nccl", lazy(rf"NCCL version {_V}|\bnvidia-nccl-cu\d+=={_V}")),
     (
         "cuda",
-        regex.compile(
+        lazy(
             r"NCCL version [\d.]+\+cuda(?P<v>\d+\.\d+)|CUDA used to build PyTorch: (?P<v>\d+\.\d+)|CUDA Version: (?P<v>\d+\.\d+)"
         ),
     ),
     (
         "driver",
-        regex.compile(r"Driver Version: (?P<v>\d+\.\d+(?:\.\d+)?)|Nvidia driver version: (?P<v>\d+\.\d+(?:\.\d+)?)"),
+        lazy(r"Driver Version: (?P<v>\d+\.\d+(?:\.\d+)?)|Nvidia driver version: (?P<v>\d+\.\d+(?:\.\d+)?)"),
     ),
-    ("torch", regex.compile(rf"PyTorch version: {_V}|\btorch(?:==| version:? ){_V}")),
-    ("vllm", regex.compile(rf"LLM engine \(v{_V}\)|vLLM version:? v?{_V}|\bvllm=={_V}")),
-    ("trl", regex.compile(rf"\btrl=={_V}|TRL version:? {_V}")),
-    ("deepspeed", regex.compile(rf"DeepSpeed info: version={_V}|\bdeepspeed=={_V}|DeepSpeed version:? {_V}")),
-    ("ray", regex.compile(rf"\bray=={_V}|Ray version:? {_V}")),
-    ("transformers", regex.compile(rf"\btransformers=={_V}|transformers version:? {_V}")),
+    ("torch", lazy(rf"PyTorch version: {_V}|\btorch(?:==| version:? ){_V}")),
+    ("vllm", lazy(rf"LLM engine \(v{_V}\)|vLLM version:? v?{_V}|\bvllm=={_V}")),
+    ("trl", lazy(rf"\btrl=={_V}|TRL version:? {_V}")),
+    ("deepspeed", lazy(rf"DeepSpeed info: version={_V}|\bdeepspeed=={_V}|DeepSpeed version:? {_V}")),
+    ("ray", lazy(rf"\bray=={_V}|Ray version:? {_V}")),
+    ("transformers", lazy(rf"\btransformers=={_V}|transformers version:? {_V}")),
     # pins, and ``accelerate env``'s "- `Accelerate` version: 0.18.0"
-    ("accelerate", regex.compile(rf"\baccelerate=={_V}|`?(?i:accelerate)`? version:? {_V}")),
+    ("accelerate", lazy(rf"\baccelerate=={_V}|`?(?i:accelerate)`? version:? {_V}")),
     # pins (``flash-attn==2.8.0.post2``, ``flash_attn==2.5.8``) and "flash_attn version: 2.5.8"
-    ("flash_attn", regex.compile(rf"\bflash[-_]attn=={_V}|\bflash[-_]attn version:? {_V}")),
+    ("flash_attn", lazy(rf"\bflash[-_]attn=={_V}|\bflash[-_]attn version:? {_V}")),
 )
-_GATE = regex.compile(r"(?i:version|==)")
+_GATE = lazy(r"(?i:version|==)")
 # world size as the launcher/NCCL/c10d print it: "17/33 clients joined", NCCL "rank 3 nranks 8", elastic "in a world
 # of size 8", c10d "ProcessGroupNCCL initialization options: size: 8", "world_size=8", "WORLD_SIZE=8"
-_WORLD = regex.compile(
+_WORLD = lazy(
     r"\d+/(?P<n>\d+) clients joined|\bnranks (?P<n>\d+)|in a world of size (?P<n>\d+)|initialization options: size: (?P<n>\d+)"
     r"|\b(?i:world_size)\s*[=:]\s*(?P<n>\d+)|\bworld size:? (?P<n>\d+)"
 )
-_WORLD_GATE = regex.compile(r"(?i:world|nranks|clients joined|options: size)")
+_WORLD_GATE = lazy(r"(?i:world|nranks|clients joined|options: size)")
 WORLD_SIZE = _WORLD  # the reader's gate reads world sizes in whole blocks with it (``rules.linegate``)
 # what a line must contain for ``find_versions``/``find_world_size`` to find anything (RE2 syntax, for read.LineGate)
 GATE: tuple[str, ...] = (r"(?i:version)", r"==", r"(?i:world)", r"nranks", r"clients joined", r"options: size")

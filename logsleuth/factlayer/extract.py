@@ -14,6 +14,7 @@ import re
 import regex
 
 from .. import plausible
+from ..lazy_regex import lazy
 from ..types import Event
 from . import tables
 from .cuda_tables import CUDA_ERROR_BY_NAME
@@ -53,53 +54,53 @@ def _signal(text: str | None) -> str | None:
 # (``torch/distributed/elastic/multiprocessing/errors/__init__.py``: "ProcessFailure(local_rank=0, pid=54, exitcode=-7,
 # error_file=..., message='Signal 7 (SIGBUS) received by PID 54', ...)") that agents built on it print (DLRover's "The
 # worker fails with {0: ProcessFailure(...)}", intelligent-machine-learning/dlrover#1046)
-_ELASTIC_EXIT = regex.compile(
+_ELASTIC_EXIT = lazy(
     r"exitcode\s*:\s*(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?"
     r"|failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)"
     r"|ProcessFailure\(local_rank=(?P<lr>\d+), pid=(?P<pid>\d+), exitcode=(?P<code>-?\d+)"
 )
-_ELASTIC_SIGNAL = regex.compile(r"Signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\) received by PID (?P<pid>\d+)")
-_DS_EXIT = regex.compile(r"exits with return code = (?P<code>-?\d+)")
+_ELASTIC_SIGNAL = lazy(r"Signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\) received by PID (?P<pid>\d+)")
+_DS_EXIT = lazy(r"exits with return code = (?P<code>-?\d+)")
 # CPython ``subprocess.CalledProcessError.__str__`` (Lib/subprocess.py), raised by the launchers that wait on one
 # child: torch.distributed.launch before torch 1.9 (pytorch/pytorch#61839), accelerate's ``simple_launcher``
 # (``accelerate/commands/launch.py``), DeepSpeed's runner: "Command '[...]' returned non-zero exit status 1." or,
 # for a child killed by a signal, "Command '[...]' died with <Signals.SIGKILL: 9>." ("died with unknown signal N"
 # for a number ``signal.Signals`` lacks)
-_SUBPROCESS_EXIT = regex.compile(r"returned non-zero exit status (?P<code>-?\d+)")
+_SUBPROCESS_EXIT = lazy(r"returned non-zero exit status (?P<code>-?\d+)")
 # any other tool reporting a child's return code the way CPython's ``subprocess.Popen.returncode`` gives it: a child
 # killed by signal N returns -N (NVIDIA DIGITS' job runner: "ERROR: error code -9", NVIDIA/DIGITS#1362). Read only for
 # the signals that end jobs (a negative errno such as "-11" from a driver is not a return code: ``_NEGATIVE_SIGNALS``),
 # and only when no launcher's own wording was found on the line.
-_NEGATIVE_CODE = regex.compile(r"\b(?:error|exit|return)[ _]?code(?: is| was)?[:=]? ?-(?P<num>\d{1,2})(?![\d.])")
+_NEGATIVE_CODE = lazy(r"\b(?:error|exit|return)[ _]?code(?: is| was)?[:=]? ?-(?P<num>\d{1,2})(?![\d.])")
 _NEGATIVE_SIGNALS = frozenset({"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS"})
-_SUBPROCESS_SIGNAL = regex.compile(r"died with (?:<Signals\.(?P<name>SIG[A-Z0-9]+): \d+>|unknown signal (?P<num>\d+))")
+_SUBPROCESS_SIGNAL = lazy(r"died with (?:<Signals\.(?P<name>SIG[A-Z0-9]+): \d+>|unknown signal (?P<num>\d+))")
 # Open MPI's ``orterun``/``prterun`` (help-errmgr-base.txt / PRRTE help-prterun.txt "proc-aborted-signal"): "mpirun
 # noticed that process rank 3 with PID 4242 on node n2 exited on signal 9 (Killed)."; Open MPI 1.2 said "job rank"
-_MPI = regex.compile(
+_MPI = lazy(
     r"(?:process|job) rank (?P<rank>\d+) with PID (?P<pid>\d+) on node(?: \"?(?P<node>[^\s\"]+)\"?)? exited on signal "
     r"(?P<num>\d+) \((?P<word>[^)]+)\)"
 )
 # MPICH/Intel MPI's Hydra (``ui/mpich/mpiexec.c``): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal
 # 9)" (older Hydra without "YOUR "), after its "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES" box
-_HYDRA = regex.compile(r"APPLICATION TERMINATED WITH THE EXIT STRING: (?P<word>[^(\n]+?) \(signal (?P<num>\d+)\)")
+_HYDRA = lazy(r"APPLICATION TERMINATED WITH THE EXIT STRING: (?P<word>[^(\n]+?) \(signal (?P<num>\d+)\)")
 # the same box's "=   EXIT CODE: 9" line: for a process killed by a signal Hydra prints the signal's number there (the
 # EXIT STRING that follows says "Killed (signal 9)", openai/jukebox#155); a paste may end before the EXIT STRING
 # (je-santos/MPLBM-UT#92). Only the signals that end jobs are read from a bare number (an application's own exit(6)
 # would read the same); a shell's 128+N comes through as that.
-_HYDRA_CODE = regex.compile(r"(?m)^=\s+EXIT CODE: (?P<code>\d+)\s*$")
+_HYDRA_CODE = lazy(r"(?m)^=\s+EXIT CODE: (?P<code>\d+)\s*$")
 # Lightning's subprocess launcher (``lightning/fabric/strategies/launchers/subprocess_script.py``,
 # ``_ChildProcessObserver._run``, polling every 5 s): "[rank: 1] Child process with PID 2491 terminated with code -9.
 # Forcefully terminating all other processes to avoid zombies" - ``Popen.returncode``, -N for signal N; it then sends
 # SIGKILL to the other children and to the main process (their deaths are its doing)
-_LIGHTNING_CHILD = regex.compile(r"Child process with PID (?P<pid>\d+) terminated with code (?P<code>-?\d+)")
+_LIGHTNING_CHILD = lazy(r"Child process with PID (?P<pid>\d+) terminated with code (?P<code>-?\d+)")
 # Horovod's gloo launcher (``horovod/runner/gloo_run.py``): "Process 2 exit with status code 137." per worker, then
 # "Horovod detected that one or more processes exited with non-zero status ... Process name: 1\nExit code: 137"
-_HOROVOD_EXIT = regex.compile(r"\bProcess (?P<name>\S+) exit with status code (?P<code>-?\d+)\.")
-_PDSH = regex.compile(r"(?P<node>[\w.-]+): ssh exited with exit code (?P<code>\d+)")
-_SRUN = regex.compile(r"srun: error: (?P<node>[\w.-]+): tasks? (?P<task>[\d,\-\[\]]+): (?P<what>[A-Z][\w /()-]*)")
-_RAY_EXIT = regex.compile(r"Worker exit type: (?P<type>[A-Z_]+)")
+_HOROVOD_EXIT = lazy(r"\bProcess (?P<name>\S+) exit with status code (?P<code>-?\d+)\.")
+_PDSH = lazy(r"(?P<node>[\w.-]+): ssh exited with exit code (?P<code>\d+)")
+_SRUN = lazy(r"srun: error: (?P<node>[\w.-]+): tasks? (?P<task>[\d,\-\[\]]+): (?P<what>[A-Z][\w /()-]*)")
+_RAY_EXIT = lazy(r"Worker exit type: (?P<type>[A-Z_]+)")
 # the worker's pid as the raylet ("Worker PID: 5067") or the driver's ``ActorDiedError`` ("\tpid: 5067") print it
-_RAY_PID = regex.compile(r"Worker PID: (?P<pid>\d+)|^\s*pid: (?P<pid>\d+)$", regex.M)
+_RAY_PID = lazy(r"Worker PID: (?P<pid>\d+)|^\s*pid: (?P<pid>\d+)$", regex.M)
 # Ray's SYSTEM_ERROR detail ends with a fixed list of possible causes ("Some common causes include: (1) the process
 # was killed by the OOM killer ..., (3) ... SIGSEGV"): boilerplate, not a statement about this worker
 _RAY_BOILERPLATE = "Some common causes include"
@@ -115,8 +116,8 @@ _RAY_SIGTERM = "The process receives a SIGTERM"
 # down executor.", ``vllm/v1/engine/core_client.py`` "Engine core proc %s died unexpectedly, shutting down client."),
 # which named no code until vllm-project/vllm#38641 added the process's exit code to the line: a process that ended
 # without its exception reaching vLLM.
-_VLLM_EXIT = regex.compile(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
-_VLLM_DIED = regex.compile(
+_VLLM_EXIT = lazy(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
+_VLLM_DIED = lazy(
     r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
 )
 # bash's reports of a child's death by signal (``strsignal`` words, also as glibc translates them): the whole line, or
@@ -128,7 +129,7 @@ _SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Fl
 _CORE_DUMPED = r"(?: +\((?:core dumped|" + "|".join(tables.LOCALIZED_CORE_DUMPED) + r")\))?"
 # An interactive shell writes its report where the cursor is: after a tqdm bar that redrew its line with "\r" and
 # left no newline, "Killed" is glued to the bar ("331/1063 [01:06<03:59,  3.06it/s]Killed", InternLandMark/LandMark#65)
-_SHELL = regex.compile(
+_SHELL = lazy(
     rf"(?m)^(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
     rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS}){_CORE_DUMPED}(?: +\S.*)?$"
     rf"|(?:it/s|s/it)\](?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
@@ -138,45 +139,39 @@ _SHELL = regex.compile(
 # With job control (an interactive zsh) the report names the job and its pid instead: "[1]  + 14957 segmentation fault
 # (core dumped)  python train.py"; a paste may keep only "14957 segmentation fault (core dumped)  python train.py"
 # (clinplayer/Point2Skeleton#6). zsh pads the word to a column, so two spaces always precede the command.
-_ZSH = regex.compile(
-    r"(?m)^(?:zsh: |[ \t]*(?:\[\d+\] *[+-]? +)?\d+ )(?P<word>[a-zA-Z][a-zA-Z -]*?)(?: \(core dumped\))?  +\S"
-)
+_ZSH = lazy(r"(?m)^(?:zsh: |[ \t]*(?:\[\d+\] *[+-]? +)?\d+ )(?P<word>[a-zA-Z][a-zA-Z -]*?)(?: \(core dumped\))?  +\S")
 # Go's ``os.ProcessState.String`` for a child that died by a signal (``tables.GO_SIGNAL_WORDS``): "signal: killed",
 # "signal: segmentation fault (core dumped)", inside whatever the Go program says around it
-_GO_SIGNAL = regex.compile(
-    r"\bsignal: (?P<word>" + "|".join(tables.GO_SIGNAL_WORDS) + r")(?: \(core dumped\))?(?![\w-])"
-)
+_GO_SIGNAL = lazy(r"\bsignal: (?P<word>" + "|".join(tables.GO_SIGNAL_WORDS) + r")(?: \(core dumped\))?(?![\w-])")
 # Kaldi's job runners (``utils/parallel/run.pl``, ``queue.pl``, ``slurm.pl``, ``ssh.pl``; ESPnet's ``run.py``), which
 # run a recipe stage's commands with their output in a log file and print only where it went when one fails: "run.pl:
 # job failed, log is in exp/train/train.log" or "run.pl: 3 / 8 failed, log is in exp/train/log/train.*.log" (the
 # cause is in that file, not in this log)
-_KALDI_FAILED = regex.compile(r"\b(?P<tool>[\w-]+\.p[ly]): (?:job failed|\d+ / \d+ failed), log is in \S")
+_KALDI_FAILED = lazy(r"\b(?P<tool>[\w-]+\.p[ly]): (?:job failed|\d+ / \d+ failed), log is in \S")
 # JetBrains IDEs' run console (PyCharm's process handler) when the program ends: "Process finished with exit code 139
 # (interrupted by signal 11: SIGSEGV)"; "Process finished with exit code 1" for a plain non-zero exit
-_IDE_EXIT = regex.compile(
+_IDE_EXIT = lazy(
     r"Process finished with exit code (?P<code>-?\d+)(?: \(interrupted by signal (?P<num>\d+): (?P<name>SIG[A-Z]+)\))?"
 )
 # torch.multiprocessing.spawn's ``ProcessExitedException`` (``torch/multiprocessing/spawn.py``, ``ProcessContext.
 # join``): "process 1 terminated with signal SIGKILL" / "process 1 terminated with exit code 1" (the index is the
 # spawned process's, i.e. its local rank)
-_MP_SIGNAL = regex.compile(r"process (?P<idx>\d+) terminated with signal (?P<name>SIG[A-Z]+)")
-_MP_CODE = regex.compile(r"process (?P<idx>\d+) terminated with exit code (?P<code>-?\d+)")
+_MP_SIGNAL = lazy(r"process (?P<idx>\d+) terminated with signal (?P<name>SIG[A-Z]+)")
+_MP_CODE = lazy(r"process (?P<idx>\d+) terminated with exit code (?P<code>-?\d+)")
 # CPython ``multiprocessing.Process.__repr__`` (Lib/multiprocessing/process.py): "<Process name='Process-2' pid=4692
 # parent=4690 stopped exitcode=-SIGKILL>" (``_exitcode_to_name``: the signal's name for a negative exit code)
-_MP_REPR = regex.compile(
-    r"<\w*Process name='[^']*' pid=(?P<pid>\d+) [^>]*?exitcode=(?:-(?P<name>SIG[A-Z]+)|(?P<code>\d+))>"
-)
-_DATALOADER = regex.compile(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
+_MP_REPR = lazy(r"<\w*Process name='[^']*' pid=(?P<pid>\d+) [^>]*?exitcode=(?:-(?P<name>SIG[A-Z]+)|(?P<code>\d+))>")
+_DATALOADER = lazy(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<word>[^.\n]+)")
 # the DataLoader worker's own signal handlers (``torch/csrc/DataLoader.cpp`` ``SIGNAL_HANDLER``), printed by the worker
 # as it dies, before the main process notices: "ERROR: Unexpected segmentation fault encountered in worker."
-_DL_WORKER_SIGNAL = regex.compile(
+_DL_WORKER_SIGNAL = lazy(
     r"ERROR: Unexpected (?P<word>segmentation fault|bus error|floating-point exception) encountered in worker"
 )
 _DL_WORKER_WORDS = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "floating-point exception": "SIGFPE"}
 # pod status (``Exit Code: 137``, ``"exitCode": 137``) and kubectl exec's "command terminated with exit code 137"
 # (jupyter/docker-stacks#736); Docker Compose's "<container> exited with code 137" and wrappers' "... exited with exit
 # code 139" (only 129-159, a shell's 128+signal, are read: the caller checks)
-_K8S_EXIT = regex.compile(
+_K8S_EXIT = lazy(
     r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)|command terminated with exit code (?P<code>\d+)"
     r"|\b(?i:exited) with (?:exit )?code (?P<code>\d+)\b"
 )
@@ -185,56 +180,56 @@ _K8S_EXIT = regex.compile(
 # [[29973,1],0]" then "  Exit code:    1", horovod/horovod#1421) and Horovod's gloo launcher (``gloo_run.py``:
 # "Process name: elastic-test-worker-1[0]\nExit code: 137", horovod/horovod#2484). Open MPI aligns the number
 # ("Exit code:" and four spaces), Horovod's format string has one.
-_LAUNCHER_EXIT_CODE = regex.compile(r"(?m)^\s*Exit code:(?P<sp> +)\d+\s*$")
-_FAULTHANDLER = regex.compile(
+_LAUNCHER_EXIT_CODE = lazy(r"(?m)^\s*Exit code:(?P<sp> +)\d+\s*$")
+_FAULTHANDLER = lazy(
     r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
     r"exception|Illegal instruction)"
 )
-_UCX_SIGNAL = regex.compile(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
+_UCX_SIGNAL = lazy(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
 # gdb stopping a debugged process on a signal (gdb ``infrun.c`` ``print_signal_received_reason``): "Program received
 # signal SIGSEGV, Segmentation fault." / 'Thread 1 "pt_main_thread" received signal SIGABRT, Aborted.'; and gdb opening
 # the core file a crash left (``corelow.c`` ``core_target_open``: "Program terminated with signal SIGSEGV, Segmentation
 # fault.", open-mmlab/mmpretrain#603)
-_GDB_SIGNAL = regex.compile(
+_GDB_SIGNAL = lazy(
     r"(?:^|\n)(?:Program|Thread \d+(?: \"[^\"\n]*\")?) (?:received|terminated with) signal (?P<name>SIG[A-Z]+)"
 )
 # PaddlePaddle's handler (``tables.PADDLE_SIGNAL_WORDS``)
-_PADDLE_SIGNAL = regex.compile(r"FatalError: `(?P<word>[^`\n]+)` is detected by the operating system")
-_GLOG_SIGNAL = regex.compile(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
+_PADDLE_SIGNAL = lazy(r"FatalError: `(?P<word>[^`\n]+)` is detected by the operating system")
+_GLOG_SIGNAL = lazy(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
 # abseil's failure signal handler (``absl/debugging/failure_signal_handler.cc``, linked into Ray's ``_raylet.so``,
 # which installs it in every worker): "*** SIGSEGV received at time=1795565435 on cpu 0 ***", or "*** Signal 7
 # received at time=..." for a signal it has no name for
-_ABSL_SIGNAL = regex.compile(r"\*\*\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\d+)) received at time=\d+")
+_ABSL_SIGNAL = lazy(r"\*\*\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\d+)) received at time=\d+")
 # Open MPI's own handler (``opal/util/stacktrace.c``, ``opal_show_stackframe``): "[host:pid] *** Process received
 # signal ***" then "[host:pid] Signal: Segmentation fault (11)" (macOS: "Segmentation fault: 11 (11)")
-_OPAL_SIGNAL = regex.compile(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] Signal: (?P<word>[^()\n]+?) \((?P<num>\d+)\)")
+_OPAL_SIGNAL = lazy(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] Signal: (?P<word>[^()\n]+?) \((?P<num>\d+)\)")
 # apache-tvm-ffi's SIGSEGV handler (``src/ffi/backtrace.cc`` ``TVMFFISegFaultHandler``), installed from a library
 # constructor by whatever imports tvm-ffi (xgrammar and flashinfer, so vLLM, SGLang and TensorRT-LLM processes): it
 # prints this banner and a Python-style native backtrace, then re-raises SIGSEGV (NVIDIA/TensorRT-LLM#10255)
 _TVM_FFI_SEGV = "!!!!!!! Segfault encountered !!!!!!!"
 # --- exceptions ----------------------------------------------------------------------------------------------
-_TERMINATE = regex.compile(
+_TERMINATE = lazy(
     r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?"
 )
 # (Ray's ``RayTaskError(<the task's type>)`` included: ``_WRAPPED``)
-_EXC_LINE = regex.compile(
+_EXC_LINE = lazy(
     r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)(?:\([\w.]+\))?)(?::\s?(?P<msg>.*))?$"
 )
 # the same after a line prefix the parser left in the text (``[rank0]: ``, ``[job/step (pid 1)] [uuid] ``)
-_EXC_AFTER_PREFIX = regex.compile(
+_EXC_AFTER_PREFIX = lazy(
     r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)"
     r"(?:\([\w.]+\))?)"
     r"(?::\s?(?P<msg>.*))?$"
 )
 # the same behind vLLM's logger prefix (``vllm/logger.py``: "ERROR 05-25 15:29:28 [core.py:1140] ValueError: No
 # available memory for the cache blocks. ..."), after any process prefix ("(EngineCore pid=374) ")
-_EXC_AFTER_VLLM_LOGGER = regex.compile(
+_EXC_AFTER_VLLM_LOGGER = lazy(
     r"^(?:\([^)]*\)\s*)*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w./-]+\.py:\d+\] "
     r"(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))(?::\s?(?P<msg>.*))?$"
 )
-_ERRNO = regex.compile(r"\[Errno (?P<n>\d+)\]")
+_ERRNO = lazy(r"\[Errno (?P<n>\d+)\]")
 # Ray re-raises a task's exception as ``RayTaskError(<its type>)`` (``ray/exceptions.py``, ``as_instanceof_cause``)
-_WRAPPED = regex.compile(r"\((?P<inner>[\w.]+)\)$")
+_WRAPPED = lazy(r"\((?P<inner>[\w.]+)\)$")
 # CPython's separators between chained tracebacks (``Lib/traceback.py``: ``_cause_message`` for ``raise ... from``,
 # ``_context_message`` for an exception raised while handling another)
 CAUSE_SPLIT = (
@@ -246,13 +241,13 @@ CAUSE_SPLIT = (
 # "register_mr_buffers:465 NCCL WARN NET/OFI Unable to register memory ...", NVIDIA/nccl#563), whose subsystem then
 # comes from the message alone. NCCL before 2.4 (``src/misc/utils.cu`` ``ncclDebugLog``: "%s:%d:%d [%d] NCCL WARN ")
 # printed no ``file:line``, and a quoted line may lose its whole prefix: then the message alone tells the subsystem.
-_NCCL_WARN = regex.compile(
+_NCCL_WARN = lazy(
     r"(?:(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?<=\] )[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? |"
     r"(?:^|\] ))NCCL WARN"
     # NCCL <= 2.3 without the word: "host:13:42 [3] include/socket.h:371 WARN Connection closed by remote peer"
     r"|(?<=\] )(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) WARN"
 )
-_NCCL_RESULT = regex.compile(
+_NCCL_RESULT = lazy(
     r"\b(?P<r>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
     r"RemoteError|InProgress))\b"
 )
@@ -260,9 +255,7 @@ _NCCL_RESULT = regex.compile(
 # ``host:pid:tid [dev] file:line NCCL WARN`` prefix) to the error it raises: "ncclSystemError: System call (e.g. socket,
 # malloc) or external library call failed or device error. \nLast error:\nsocketStartConnect: Connect to ... failed"
 # (``torch/csrc/distributed/c10d/NCCLUtils.cpp`` ``getNcclErrorDetailStr``; hkproj/pytorch-transformer-distributed#1)
-_NCCL_LAST_ERROR = regex.compile(
-    r"Last error:\s*\n\s*(?:\d+: )?(?P<msg>\S[^\n]*)|Last error: (?:\d+: )?(?P<msg>\S[^\n]*)"
-)
+_NCCL_LAST_ERROR = lazy(r"Last error:\s*\n\s*(?:\d+: )?(?P<msg>\S[^\n]*)|Last error: (?:\d+: )?(?P<msg>\S[^\n]*)")
 # Which allocator a process's NCCL uses for its buffers (``NcclCuMem``), as three sources print it:
 # - NCCL itself, reading the variable (``NCCL_PARAM`` -> ``ncclLoadParam``, src/misc/param.cc: "%s set by environment
 #   to %lld."): ``host:pid:tid [0] NCCL INFO NCCL_CUMEM_ENABLE set by environment to 0.``
@@ -272,17 +265,15 @@ _NCCL_LAST_ERROR = regex.compile(
 #   https://github.com/NovaSky-AI/SkyRL/pull/143)
 # - the P2P transport NCCL chose per channel (src/transport/p2p.cc ``p2pSendSetup``/``p2pRecvSetup``: "Channel %02d/%01d
 #   : %d[%d] -> %d[%d] via P2P/%s%s%s" with CUMEM or MNNVL when ``ncclCuMemEnable()``, "via P2P/IPC%s%s" otherwise)
-_CUMEM_ENV = regex.compile(r"NCCL_CUMEM_ENABLE set by environment to (?P<v>-?\d+)")
-_CUMEM_VLLM = regex.compile(r"NCCL_CUMEM_ENABLE is set to (?P<v>-?\d+), skipping override")
-_CUMEM_CHANNEL = regex.compile(r"\bvia P2P/(?P<t>CUMEM|MNNVL|IPC)\b")
-_XID = regex.compile(r"NVRM: Xid \((?:PCI:)?(?P<dev>[0-9A-Fa-f:.]+)\): (?P<xid>\d+)")
-_RM_STATUS = regex.compile(r"\[(?P<st>NV_ERR_[A-Z_]+)\]")
-_FALLEN = regex.compile(r"(?i:GPU has fallen off the bus)|fallen off the bus")
-_ECC = regex.compile(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
-_AER = regex.compile(
-    r"AER: (?P<kind>Uncorrected|Corrected|Multiple Uncorrected)? ?\(?(?P<sev>Fatal|Non-Fatal)?\)? ?error"
-)
-_SMI = regex.compile(
+_CUMEM_ENV = lazy(r"NCCL_CUMEM_ENABLE set by environment to (?P<v>-?\d+)")
+_CUMEM_VLLM = lazy(r"NCCL_CUMEM_ENABLE is set to (?P<v>-?\d+), skipping override")
+_CUMEM_CHANNEL = lazy(r"\bvia P2P/(?P<t>CUMEM|MNNVL|IPC)\b")
+_XID = lazy(r"NVRM: Xid \((?:PCI:)?(?P<dev>[0-9A-Fa-f:.]+)\): (?P<xid>\d+)")
+_RM_STATUS = lazy(r"\[(?P<st>NV_ERR_[A-Z_]+)\]")
+_FALLEN = lazy(r"(?i:GPU has fallen off the bus)|fallen off the bus")
+_ECC = lazy(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
+_AER = lazy(r"AER: (?P<kind>Uncorrected|Corrected|Multiple Uncorrected)? ?\(?(?P<sev>Fatal|Non-Fatal)?\)? ?error")
+_SMI = lazy(
     r"Unable to determine the device handle for GPU[\w:. ]*: Unknown Error|"
     r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
 )
@@ -293,8 +284,8 @@ _SMI = regex.compile(
 # printed by nvidia-smi as "Failed to initialize NVML: Driver/library version mismatch" and by the container toolkit as
 # "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch"; NVIDIA/nvidia-docker#1451,
 # NVIDIA/k8s-device-plugin#1431)
-_DRIVER_MISMATCH = regex.compile(r"(?i:driver/library version mismatch)|NVRM: API mismatch: the client has the version")
-_CUDA_ERR = regex.compile(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
+_DRIVER_MISMATCH = lazy(r"(?i:driver/library version mismatch)|NVRM: API mismatch: the client has the version")
+_CUDA_ERR = lazy(r"(?:CUDA error|cudaError\w*|CUDA failure|Cuda failure)\W+(?P<msg>[^\n'\"]+)")
 # how a failed CUDA call is announced: torch's "CUDA error: ...", NCCL's "Cuda failure '...'", nccl-tests' "Test CUDA
 # failure", and the CUDACHECK macro of NCCL's examples (vLLM csrc/custom_all_reduce.cuh): "Failed: Cuda error f:l '...'"
 # (ROCm's HIP runtime reuses CUDA's error strings: ``hipGetErrorString`` "invalid device function", "no kernel image is
@@ -314,84 +305,82 @@ _CUDA_ERR_MARKS = (
     "THCudaCheck FAIL",
     "cuda runtime error",
 )
-_CUDA_NAME = regex.compile(r"\b(?P<name>cudaError[A-Z]\w+)\b")
+_CUDA_NAME = lazy(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 # the driver API's ``CUresult`` names (``cuda.h``), as Triton, CuPy and XLA print them; only those ``tables.CU_RESULTS``
 # maps to a runtime error are read
-_CU_RESULT = regex.compile(r"\b(?P<name>CUDA_ERROR_[A-Z_]+)\b")
+_CU_RESULT = lazy(r"\b(?P<name>CUDA_ERROR_[A-Z_]+)\b")
 # CUDA's device-side ``assert()`` prints, from each failing thread, "<file>:<line>: <function>: block: [x,y,z], thread:
 # [x,y,z] Assertion `<expr>` failed." (older builds leave out the function: PyTorch's THC kernels), before the launch
 # fails with cudaErrorAssert (710, "device-side assert triggered"); PyTorch's kernels assert on out-of-range indices
 # and labels this way (``aten/src/ATen/native/cuda/Loss.cu``, ``IndexKernel.cu``; pytorch/pytorch#84609,
 # huggingface/transformers#21716, NVIDIA/flowtron#52). The traceback that follows may be clipped or missing.
-_DEVICE_ASSERT = regex.compile(r"block: ?\[\d+,\d+,\d+\], thread: ?\[\d+,\d+,\d+\] Assertion `[^`\n]*` failed")
+_DEVICE_ASSERT = lazy(r"block: ?\[\d+,\d+,\d+\], thread: ?\[\d+,\d+,\d+\] Assertion `[^`\n]*` failed")
 # --- signals and schedulers -----------------------------------------------------------------------------------
 # torchrun's agent (``torch/distributed/elastic/agent/server/api.py``, ``SignalException`` handler) names the signal as
 # ``Signals.SIGTERM``, ``SIGTERM`` or, in torch 1.x-2.1, its number ("Received 15 death signal, shutting down workers",
 # determined-ai/determined#8915)
-_AGENT_SIGNAL = regex.compile(r"Received (?:Signals\.)?(?:(?P<name>SIG[A-Z]+)|(?P<num>\d{1,2})) death signal")
-_CLOSING_SIGNAL = regex.compile(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
-_DS_KILL = regex.compile(r"Killing subprocess (?P<pid>\d+)")
+_AGENT_SIGNAL = lazy(r"Received (?:Signals\.)?(?:(?P<name>SIG[A-Z]+)|(?P<num>\d{1,2})) death signal")
+_CLOSING_SIGNAL = lazy(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
+_DS_KILL = lazy(r"Killing subprocess (?P<pid>\d+)")
 # torchrun's agent escalating after ``Sending process N closing signal SIGTERM`` went unheeded for its timeout
 # (``torch/distributed/elastic/multiprocessing/api.py``, ``_close``): "Unable to shutdown process 31370 via 15,
 # forcefully exiting via 9" (older torch: "via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL")
-_ESCALATE = regex.compile(
+_ESCALATE = lazy(
     r"Unable to shutdown process (?P<pid>\d+) via \S+? ?, forcefully exiting via (?:Signals\.)?(?P<sig>SIG[A-Z]+|\d+)"
 )
 # torch.multiprocessing.spawn (``ProcessContext.join``, used by ``mp.spawn`` and Lightning's ``ddp_spawn``) after one
 # process failed: "Terminating process 3692 via signal SIGTERM", then "Unable to shutdown process 3692 via SIGTERM ,
 # forcefully exiting via SIGKILL" (``_ESCALATE``)
-_SPAWN_TERMINATE = regex.compile(r"Terminating process (?P<pid>\d+) via signal (?P<name>SIG[A-Z]+)")
+_SPAWN_TERMINATE = lazy(r"Terminating process (?P<pid>\d+) via signal (?P<name>SIG[A-Z]+)")
 # A rank's own handler saying it received SIGTERM, sender unknown: Lightning's SignalConnector
 # (``trainer/connectors/signal_connector.py`` ``_sigterm_notifier_fn``: "[rank: 0] Received SIGTERM: 15") or a
 # trainer's own handler ("[rank0] train: received SIGTERM at step 659", "rank 0: received SIGTERM, will checkpoint and
 # exit after this step"). After a launcher announced SIGTERM to the job's workers (``reason.sibling_terminations``) it
 # is that launcher's signal; otherwise it came from outside.
-_RANK_GOT_SIGTERM = regex.compile(r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?\b[Rr]eceived SIGTERM\b")
-_SLURM_CANCEL = regex.compile(
-    r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
-)
+_RANK_GOT_SIGTERM = lazy(r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?\b[Rr]eceived SIGTERM\b")
+_SLURM_CANCEL = lazy(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*")
 # srun ending the step itself once a task failed (``--kill-on-bad-exit``, or a task killed by the cgroup): "srun:
 # Terminating job step 3495450.0" (older Slurm), "srun: Terminating StepId=440575.0"; slurmstepd then prints a plain
 # "*** STEP 3495450.0 ON node CANCELLED AT ... ***" for it (hafs-community/HAFS#101, chrisknewman/tusas#149)
 # the same line cut after the step id (a paste that stops mid-line): slurmstepd prints "*** JOB|STEP <id> ON <node>" only
 # to say it cancels (``_handle_signal_container``); the reason, if any, is lost
-_SLURM_CANCEL_CUT = regex.compile(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON(?: \S+)?\s*$")
+_SLURM_CANCEL_CUT = lazy(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON(?: \S+)?\s*$")
 # (Slurm >= 23.02 names the function: "srun: launch/slurm: _step_signal: Terminating StepId=2.0")
-_SRUN_TERMINATE = regex.compile(
+_SRUN_TERMINATE = lazy(
     r"srun: (?:launch/slurm: _step_signal: )?Terminating (?:job step |StepId=)(?P<step>\d+(?:\.\w+)?)"
 )
 # Open MPI's orterun/prterun once a process exited non-zero (help-orterun.txt / help-prterun.txt "normal-termination-
 # but": "Primary job  terminated normally, but 1 process returned a non-zero exit code. Per user-direction, the job has
 # been aborted."): it then kills the job's remaining processes (odls ``kill_local_procs``: SIGCONT, SIGTERM, then
 # SIGKILL), so their SIGTERMs are mpirun's, not the scheduler's
-_MPI_ABORT = regex.compile(r"Per user-direction, the job has been aborted")
+_MPI_ABORT = lazy(r"Per user-direction, the job has been aborted")
 # srun's report of a task the cgroup OOM handler killed: "srun: error: nid001277: tasks 1-3: Out Of Memory"
-_SRUN_OOM = regex.compile(r"srun: error: [\w.-]+: tasks? [\d,\-\[\]]+: Out Of Memory")
-_SLURM_OOM = regex.compile(r"Detected \d+ oom[-_]kill event")
+_SRUN_OOM = lazy(r"srun: error: [\w.-]+: tasks? [\d,\-\[\]]+: Out Of Memory")
+_SLURM_OOM = lazy(r"Detected \d+ oom[-_]kill event")
 # Slurm's own memory enforcement (jobacct_gather with OverMemoryKill, ``src/plugins/jobacct_gather/common/
 # common_jag.c`` ``jag_common_poll_data``: "StepId=17.0 exceeded memory limit (1978634240 > 1887436800), being
 # killed"; Slurm < 20.11 "Job 42 exceeded memory limit (...)"), and srun's summary of it ("srun: Exceeded job memory
 # limit", "Exceeded step memory limit at some point.")
-_SLURM_MEM_LIMIT = regex.compile(
+_SLURM_MEM_LIMIT = lazy(
     r"exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed|\bExceeded (?:job|step) memory limit"
 )
-_NODE_FAIL = regex.compile(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
-_K8S_OOM = regex.compile(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
-_K8S_EVICT = regex.compile(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
+_NODE_FAIL = lazy(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
+_K8S_OOM = lazy(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
+_K8S_EVICT = lazy(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
 # the kubelet's eviction manager when a pod passes its own ephemeral-storage limits, not the node's
 # (``pkg/kubelet/eviction/eviction_manager.go``: "Pod ephemeral local storage usage exceeds the total limit of
 # containers %s.", "Container %s exceeded its local ephemeral storage limit %q.", "Usage of EmptyDir volume %q exceeds
 # the limit %q."; substratusai/runbooks#92)
-_K8S_STORAGE_LIMIT = regex.compile(
+_K8S_STORAGE_LIMIT = lazy(
     r"ephemeral local storage usage exceeds the total limit of containers|exceeded its local ephemeral storage limit"
     r"|Usage of EmptyDir volume \S+ exceeds the limit"
 )
 # SkyPilot's managed-job controller when the job's cloud cluster went away (``sky/spot/controller.py``: "The cluster is
 # preempted.", then "=== Recovering... ==="; skypilot-org/skypilot#804)
-_SKY_PREEMPTED = regex.compile(r"\bThe cluster is preempted\b")
+_SKY_PREEMPTED = lazy(r"\bThe cluster is preempted\b")
 # Marin's Iris scheduler reporting a job or task it killed to make room for another job (``iris.client``'s
 # ``JobFailedError``: "JOB_STATE_KILLED: Preempted by /<user>/<job>/<task>", marin-community/marin#6432)
-_IRIS_PREEMPTED = regex.compile(r"\b(?:JOB|TASK)_STATE_KILLED: Preempted by \S+")
+_IRIS_PREEMPTED = lazy(r"\b(?:JOB|TASK)_STATE_KILLED: Preempted by \S+")
 # --- a training loop's own "finished" line ----------------------------------------------------------------------
 # Printed once, after the last step: Megatron-LM ``megatron/training/training.py`` ``pretrain`` ->
 # ``print_datetime('after training is done')`` ("[after training is done] datetime: 2025-12-03 14:45:03"); HF
@@ -399,7 +388,7 @@ _IRIS_PREEMPTED = regex.compile(r"\b(?:JOB|TASK)_STATE_KILLED: Preempted by \S+"
 # huggingface.co/models =)"), also torchtitan's ``train.py`` (logger.info("Training completed")); Lightning
 # ``loops/fit_loop.py`` ``done`` ("`Trainer.fit` stopped: `max_epochs=10` reached.", "`max_steps=...`"); fairseq
 # ``fairseq_cli/train.py`` ("done training in 1234.5 seconds").
-_FINISHED = regex.compile(
+_FINISHED = lazy(
     r"(?P<megatron>\[after training is done\])"
     r"|(?P<transformers>\bTraining completed\b)"
     r"|(?P<lightning>`Trainer\.fit` stopped: `max_(?:epochs|steps)=[^`]*` reached)"
@@ -421,7 +410,7 @@ _FINISHED = regex.compile(
 # connect/validate to host 127.0.0.1:29522 - retrying (try=0, timeout=15000ms, delay=17718ms): ..." - the server was not
 # listening yet (a rank 0 still busy before ``init_process_group``); it gives up with "- timed out (try=N, ...)" and
 # raises ``DistNetworkError``, a failure after the retry
-_RETRIED = regex.compile(
+_RETRIED = lazy(
     r"(?P<ray_task>Task \S+ failed(?: due to oom)?\. There are (?:\d+|infinite) (?:oom )?retries remaining, so the "
     r"task will be retried)|(?P<ray_train>\[FailurePolicy\] (?:Decision: FailureDecision\.)?RETRY\b)"
     r"|(?P<c10d_store>TCP client failed to connect/validate to host \S+ - retrying \(try=\d+)"
@@ -434,7 +423,7 @@ _RETRIED_WORDS = ("retries remaining", "[FailurePolicy]", "- retrying (try=")
 # Y)"; NumPy 2 ``numpy/core/_multiarray_umath.py``: "A module that was compiled using NumPy 1.x cannot be run in NumPy
 # 2.x"; torch ``torch/csrc/utils/tensor_numpy.cpp``: "Failed to initialize NumPy: _ARRAY_API not found" (torch built
 # against NumPy 1 under NumPy 2).
-_VERSION_WARNING = regex.compile(
+_VERSION_WARNING = lazy(
     r"(?P<torchao>incompatible torch version \S+ for torchao version \S+)"
     r"|(?P<xformers>xFormers can't load C\+\+/CUDA extensions\. xFormers was built for)"
     r"|(?P<numpy>A module that was compiled using NumPy 1\.x cannot be run in\s+NumPy 2)"
@@ -459,7 +448,7 @@ _FINISHED_WORDS = (
 # A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
-_NAN_LOSS = regex.compile(
+_NAN_LOSS = lazy(
     r"(?i:\b(?:eval_|train_|val_|validation_)?(?:loss|nll)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|became) "
@@ -476,7 +465,7 @@ _NAN_LOSS = regex.compile(
 # ESPnet's trainer (``espnet2/train/trainer.py``) skips an update on a non-finite grad norm ("The grad norm is nan.
 # Skipping updating the model.") and stops the run when every step of an epoch was skipped ("The gradients at all
 # steps are invalid in this epoch. Something seems wrong. This training was stopped at 2epoch").
-_NAN_GRAD = regex.compile(
+_NAN_GRAD = lazy(
     r"found (?:NaN|Inf) in local grad norm|Detected nan and/or inf values in|(?i:grad(?:ient)?[_ ]norm\b[\"']?\s*(?:[:=]|is|was)\s*[\"']?(?:nan|inf)\b)|"
     r"returned nan values in its \d+\w* output|for gradients from `parameters` is non-finite"
     r"|The gradients at all steps are invalid in this epoch"
@@ -491,18 +480,18 @@ _NAN_GRAD = regex.compile(
 # the constraint ..., but found invalid values:\ntensor([[nan, nan], ..."): a policy or likelihood head whose outputs
 # went NaN/Inf, the way a PPO or mixture-density run diverges; taken only when the printed values hold nan/inf
 # (an out-of-range probability is the caller's own bug).
-_NAN_OUTPUT = regex.compile(
+_NAN_OUTPUT = lazy(
     r"Predicted boxes or scores contain Inf/NaN"
     r"|but found invalid values:\s*tensor\(\[*(?:[^\n\]]*,\s*)?[+-]?(?:nan|inf)\b"
 )
 # apex/DeepSpeed "OVERFLOW! ... reducing to N", Megatron/apex "Gradient overflow. Skipping step, loss scaler 0 reducing
 # loss scale to N", fairseq's ``DynamicLossScaler`` (``fairseq/optim/fp16_optimizer.py``: "| WARNING: overflow
 # detected, setting loss scale to: N")
-_OVERFLOW = regex.compile(
+_OVERFLOW = lazy(
     r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )?to|loss scale(?:r)?[^\n]{0,20}?reducing[^\n]{0,20}?to|"
     r"setting loss scale to:?) (?P<scale>[\d.e+-]+)"
 )
-_MIN_SCALE = regex.compile(
+_MIN_SCALE = lazy(
     r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum|"
     r"loss[ _]scale[^\n]{0,40}?(?:fell below|below (?:the )?min|underflow|reached (?:the )?min))"
 )
@@ -513,7 +502,7 @@ _MIN_SCALE = regex.compile(
 # reached"). A printed scale below 1e-3 is the scaler at (or within three halvings of) its floor: the gradients
 # overflow fp16 whatever the scale (facebookresearch/fairseq#1529). Config dumps ("loss_scale=0.0", "'loss_scale': 0",
 # "loss_scale ........ 0", where 0 means "dynamic") have other separators and are not read.
-_SCALE_METRIC = regex.compile(
+_SCALE_METRIC = lazy(
     r"(?:^|\|)\s*loss_scale\s+(?P<v>\d+(?:\.\d+)?(?:e-\d+)?)\s*(?:\||$)"
     r"|\"loss_scale\":\s*\"(?P<v>\d+(?:\.\d+)?(?:e-\d+)?)\""
     r"|\bloss scale:\s*(?P<v>\d+(?:\.\d+)?(?:E[-+]\d+)?)\s*\|",
@@ -524,30 +513,26 @@ _SCALE_FLOOR = 1e-3
 # 0): "step=2000, skipped=1995, lr=[...], mom=[...]". ``skipped`` counts the steps its fp16 loss scaler skipped on
 # overflow since the start; start-up calibration skips a few dozen at most (initial scale 2**16..2**32), so a run
 # that skipped at least half of 100+ steps is not training (huggingface/transformers#14531).
-_DS_SKIPPED = regex.compile(r"\bstep=(?P<step>\d+), skipped=(?P<skipped>\d+)")
+_DS_SKIPPED = lazy(r"\bstep=(?P<step>\d+), skipped=(?P<skipped>\d+)")
 SKIPPED_MIN_STEPS = 100
 SKIPPED_MAJORITY = 0.5
 
 # --- native stack frames ---------------------------------------------------------------------------------------
-_FRAME_C10 = regex.compile(r"frame #(?P<i>\d+): (?P<sym>.*?) \(0x[0-9a-f]+ in (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\)")
-_FRAME_GDB = regex.compile(
-    r"^#(?P<i>\d+) +0x[0-9a-f]+ in (?P<sym>\S+) .*?from (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)", regex.M
-)
-_FRAME_BT = regex.compile(
-    r"(?:^|\s)(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\((?P<sym>[^)+]*)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]"
-)
+_FRAME_C10 = lazy(r"frame #(?P<i>\d+): (?P<sym>.*?) \(0x[0-9a-f]+ in (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\)")
+_FRAME_GDB = lazy(r"^#(?P<i>\d+) +0x[0-9a-f]+ in (?P<sym>\S+) .*?from (?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)", regex.M)
+_FRAME_BT = lazy(r"(?:^|\s)(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)\((?P<sym>[^)+]*)\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]")
 # UCX ``==== backtrace ====``: " 2 0x0000000000068d6c ncclGroupEnd()  ???:0" (library, when known, in place of ???)
-_FRAME_UCX = regex.compile(
+_FRAME_UCX = lazy(
     r"^\s*(?P<i>\d+) 0x[0-9a-f]{8,} +(?P<sym>\S+?)\s+(?:\?\?\?|(?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)):\d+\s*$", regex.M
 )
 # tvm-ffi's native backtrace (``_TVM_FFI_SEGV``), in Python's frame format: 'File "<unknown>", line 0, in
 # ncclCommWindowRegister', or a C/C++ source and line for a frame with debug information. Read from a block holding
 # at least one line-0 frame (``_frames``: the libc signal frame always is one); Python's own frames (a .py file) are not
 # native ones.
-_FRAME_TVM = regex.compile(
+_FRAME_TVM = lazy(
     r'^\s*File "(?:<unknown>|[^"\n]*\.(?:c|cc|cpp|cxx|cu|h|hpp|S))", line \d+, in (?P<sym>[^\n]+?)\s*$', regex.M
 )
-_FRAME_GLOG = regex.compile(
+_FRAME_GLOG = lazy(
     r"^\s*@\s+0x[0-9a-f]+\s+(?P<sym>.*?)(?:\s+\((?:\S*/)?(?P<lib>[\w.+-]+\.so[\w.]*)[^)]*\))?\s*$", regex.M
 )
 
@@ -941,16 +926,16 @@ def _family(typ: str, module: str, message: str, errno: int | None) -> str:
 
 
 # CPython's argument checks (``tables.MESSAGE_PATTERNS``' ``api_mismatch``), for any callee
-_SIGNATURE = regex.compile(
+_SIGNATURE = lazy(
     r"[\w.]+\(\) (?:missing \d+ required (?:positional|keyword-only) arguments?|got an unexpected keyword argument|"
     r"takes \d+ positional arguments? but \d+ (?:were|was) given)"
 )
 _INSTALLED = ("site-packages/", "dist-packages/")
 
 
-_MODULE_ATTR = regex.compile(r"^module '(?P<mod>[\w.]+)' has no attribute '\w+'")
+_MODULE_ATTR = lazy(r"^module '(?P<mod>[\w.]+)' has no attribute '\w+'")
 # "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'" (``tables.MOVED_KEYWORDS``)
-_UNEXPECTED_KEYWORD = regex.compile(
+_UNEXPECTED_KEYWORD = lazy(
     r"(?:^|[\s:.(])(?P<cls>[A-Za-z_]\w*)(?:\.__init__)?\(\) got an unexpected keyword argument '(?P<kw>\w+)'"
 )
 
@@ -959,7 +944,7 @@ _UNEXPECTED_KEYWORD = regex.compile(
 # <class 'ray.air.config.ScalingConfig'>. Use `ray.train.ScalingConfig` instead." (Ray Train v2,
 # ``ray/train/v2/api/data_parallel_trainer.py``, ray-project/ray#49454), "X is deprecated and was removed in v2; use Y
 # instead"
-_MOVED_API = regex.compile(
+_MOVED_API = lazy(
     r"(?i)\b(?:is|was|has been|have been) (?:deprecated|removed|renamed|moved)\b[^\n]{0,200}?\b(?:use|instead)\b"
     r"|\bno longer (?:supported|accepted|available)\b[^\n]{0,200}?\buse\b"
     r"|\b[Uu]se `[\w.]+(?:\(\))?` instead\b"
@@ -992,9 +977,9 @@ def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
 # torch's rendezvous and store code: ``torch/distributed/rendezvous.py`` (``_env_rendezvous_handler``,
 # ``_tcp_rendezvous_handler``, ``_create_c10d_store``: the ``TCPStore`` client/server to MASTER_ADDR:MASTER_PORT) and
 # torchelastic's ``torch/distributed/elastic/rendezvous/`` (c10d/etcd rendezvous backends)
-_RENDEZVOUS_FILES = regex.compile(r"torch/distributed/(?:rendezvous\.py|elastic/rendezvous/)")
+_RENDEZVOUS_FILES = lazy(r"torch/distributed/(?:rendezvous\.py|elastic/rendezvous/)")
 # a port taken is ``port_in_use`` (its own rules), not a store nobody reached
-_PORT_TAKEN = regex.compile(r"(?i)address already in use|EADDRINUSE|failed to (?:bind|listen)|errno:? 98\b")
+_PORT_TAKEN = lazy(r"(?i)address already in use|EADDRINUSE|failed to (?:bind|listen)|errno:? 98\b")
 
 
 # the process group's own construction in ``init_process_group`` (``distributed_c10d.py``
@@ -1002,10 +987,10 @@ _PORT_TAKEN = regex.compile(r"(?i)address already in use|EADDRINUSE|failed to (?
 # on the store past the timeout: c10d's stores say "Wait timeout" (``torch/csrc/distributed/c10d/FileStore.cpp``,
 # ``HashStore.cpp``) or "Timed out" / "timed out" (``TCPStore.cpp``) - the ranks never met, as with a ``file://``
 # init_method that resolves to a different file on each rank
-_PG_SETUP_FRAME = regex.compile(
+_PG_SETUP_FRAME = lazy(
     r"torch/distributed/distributed_c10d\.py:\d+ in (?:init_process_group|_new_process_group_helper|new_group)$"
 )
-_STORE_WAIT_TIMEOUT = regex.compile(r"^Wait timeout\b|(?i:\btimed out\b)")
+_STORE_WAIT_TIMEOUT = lazy(r"^Wait timeout\b|(?i:\btimed out\b)")
 
 
 def in_rendezvous(innermost: str, message: str) -> bool:
@@ -1026,7 +1011,7 @@ def in_rendezvous(innermost: str, message: str) -> bool:
 # (torch 2.13 on a full tmpfs, corpus run-wavex-b; pytorch/pytorch#76108: the same writer's errors on a full disk).
 # Raised in ``torch/serialization.py`` (``save``, ``_save``, the zip writer's ``__exit__``). The older writer's "write():
 # fd N failed with Input/output error" (pytorch/pytorch#10577) is EIO, left out as ``tables.ERRNO_FAMILIES`` says.
-_SAVE_FRAME = regex.compile(r"torch/serialization\.py:\d+ in (?:save|_save|_legacy_save|__exit__|write_record)$")
+_SAVE_FRAME = lazy(r"torch/serialization\.py:\d+ in (?:save|_save|_legacy_save|__exit__|write_record)$")
 _WRITE_FAILED = "basic_ios::clear: iostream error"
 
 
@@ -1118,7 +1103,7 @@ def _cumem(text: str, ev: Event, out: list[Fact]) -> None:
 # Only ncclUnhandledCudaError (1) and ncclSystemError (2) are read: an internal error (3) is most often a peer's bad
 # data, a remote error (6) a peer that exited (the WARN before it says so).
 # (NCCL <= 2.3: "host:13:42 [3] INFO bootstrap.cu:45 -> 2 [Net]", without the word NCCL)
-_NCCL_TRACE = regex.compile(r"(?:NCCL |\] )INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) -> (?P<res>[12])\b")
+_NCCL_TRACE = lazy(r"(?:NCCL |\] )INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) -> (?P<res>[12])\b")
 _RESULT_BY_NUMBER = {code: name for name, (code, _, _) in tables.NCCL_RESULTS.items()}
 
 
@@ -1226,7 +1211,7 @@ def nccl_result(text: str) -> str:
 # ``ray/train/v2/api/data_parallel_trainer.py``: "Received SIGINT. Gracefully aborting the training run") and CPython's
 # uncaught ``KeyboardInterrupt`` (a traceback ending in it). Ray Tune's "Stop signal received (e.g. via SIGINT/Ctrl+C)"
 # is left out: its handler also takes SIGUSR1, which a scheduler sends before preempting a job.
-_CTRL_C = regex.compile(
+_CTRL_C = lazy(
     r"Detected KeyboardInterrupt, attempting graceful shutdown|Received SIGINT\. Gracefully aborting the training run"
     r"|(?:^|\n)(?:\[[^\]\n]*\]:?\s*)?KeyboardInterrupt\s*$"
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import regex
+from ..lazy_regex import lazy
 
 # Source file (relative to ``src/``) -> subsystem. Prefix match on the path, or on the file name alone (plugins and
 # vendored copies print other directories); the first match wins, so longer prefixes come first.
@@ -340,7 +340,7 @@ NCCL_WARN_TEMPLATES: tuple[WarnTemplate, ...] = (
 # file subsystems that say nothing about what failed: communicator setup, the proxy thread, argument checks
 GENERIC_SUBSYSTEMS = frozenset({"", "core", "proxy", "argcheck", "net", "plugin", "device_api", "cuda"})
 
-_COMPILED = tuple((regex.compile(t.pattern), t) for t in NCCL_WARN_TEMPLATES)
+_COMPILED = tuple((lazy(t.pattern), t) for t in NCCL_WARN_TEMPLATES)
 
 
 def warn_subsystem(file: str, template: WarnTemplate | None) -> str:

@@ -19,6 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .. import plausible
+from ..lazy_regex import lazy
 from ..types import Event
 from . import tables
 from .extract import CAUSE_SPLIT, cuda_error, facts_of, nccl_last_error, nccl_result
@@ -40,7 +41,7 @@ from .kinds import (
 
 # the frames that catch, report or throw rather than crash: libc/libpthread (signal trampolines, abort), the C++
 # runtime, the dynamic loader, CPython's own runtime, c10's exception helpers (``c10::Error``, ``torchCheckFail``)
-_RUNTIME = regex.compile(
+_RUNTIME = lazy(
     r"^(?:libc\.so|libc-|libpthread|libstdc\+\+|libgcc_s|ld-linux|libdl\.|libpython|python3?\b|"
     r"libc10\.so)"
 )
@@ -226,7 +227,7 @@ class OverflowRun:
 # pynccl wrapper raise as "NCCL error: unhandled cuda error" / "unhandled system error"
 # (https://github.com/NVIDIA-NeMo/RL/issues/564, https://github.com/vllm-project/vllm/issues/5477).
 _CUMEM_FAILURE_WORDS = ("Cuda failure", "failed to open CUDA IPC handle")
-_CUMEM_FAILURE_MESSAGE = regex.compile(r"unhandled (?:cuda|system) error|ncclUnhandledCudaError|ncclSystemError")
+_CUMEM_FAILURE_MESSAGE = lazy(r"unhandled (?:cuda|system) error|ncclUnhandledCudaError|ncclSystemError")
 
 
 def _process(ev: Event) -> str:
@@ -300,8 +301,8 @@ def _cumem_failure(f: Fact) -> str:
 # sample copies through host memory, so working P2P is never much slower than that: a pair below half its P2P-disabled
 # bandwidth has P2P traffic redirected through the root complex (PCIe ACS, IOMMU/VT-d), the NCCL maintainers' reading
 # of such output in https://github.com/NVIDIA/nccl/issues/199 (NCCL tests "hang", i.e. crawl; disabling ACS fixed it).
-_P2P_TITLE = regex.compile(r"(?P<dir>Unidirectional|Bidirectional) P2P=(?P<p2p>Enabled|Disabled) Bandwidth\b")
-_P2P_ROW = regex.compile(r"^\s*(?P<src>\d{1,3})(?P<vals>(?:[ \t]+\d+(?:\.\d+)?)+)\s*$")
+_P2P_TITLE = lazy(r"(?P<dir>Unidirectional|Bidirectional) P2P=(?P<p2p>Enabled|Disabled) Bandwidth\b")
+_P2P_ROW = lazy(r"^\s*(?P<src>\d{1,3})(?P<vals>(?:[ \t]+\d+(?:\.\d+)?)+)\s*$")
 P2P_SLOW_RATIO = 0.5  # enabled below this fraction of disabled: P2P is broken, not merely unavailable
 
 
@@ -356,27 +357,23 @@ class P2PBandwidth:
 # opCount is shared with the group they are batched in. And the communicator's Init line, which ties the process-local
 # ``comm`` pointer to the ``commId`` every member shares (NCCL >= 2.18: "ncclCommInitRank comm 0x... rank 0 nranks 4
 # cudaDev 0 nvmlDev 0 busId 1a000 commId 0x... - Init START|COMPLETE").
-_COLL_CALL = regex.compile(
+_COLL_CALL = lazy(
     r"\b(?P<op>AllReduce|AllGather|ReduceScatter|Broadcast|Reduce): opCount (?P<oc>[0-9a-f]+) sendbuff \S+ recvbuff "
     r"\S+ count (?P<count>\d+) datatype (?P<dt>\d+) op \d+ root (?P<root>\d+) comm (?P<comm>0x[0-9a-f]+)"
     r"(?: \[nranks=(?P<n>\d+)\])?"
 )
-_COMM_INIT = regex.compile(
+_COMM_INIT = lazy(
     r"\bcomm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<n>\d+) (?:.*?busId (?P<bus>[0-9a-fA-F]+) )?.*?"
     r"commId (?P<id>0x[0-9a-f]+)"
 )
-_NCCL_DEV = regex.compile(r"\[(\d+)\] NCCL INFO")
+_NCCL_DEV = lazy(r"\[(\d+)\] NCCL INFO")
 COLL_TRACE_WINDOW = 4096  # opCounts kept per communicator: a desync shows within a few calls, traces run to millions
 COLL_MISMATCHES_WITHOUT_ID = 2  # opCounts that must disagree when only nranks says two comms are one
 
 
 # The same call with NCCL's own line prefix ("host:pid:tid [cudaDev] NCCL INFO"), read from the raw line (``skim``)
-_COLL_LINE = regex.compile(
-    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO " + _COLL_CALL.pattern[2:]
-)
-_INIT_LINE = regex.compile(
-    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO .*?" + _COMM_INIT.pattern[2:]
-)
+_COLL_LINE = lazy(r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO " + _COLL_CALL.pattern[2:])
+_INIT_LINE = lazy(r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO .*?" + _COMM_INIT.pattern[2:])
 
 
 @dataclass
@@ -610,7 +607,7 @@ class NcclLastError:
 # A CUDA check that prints where it failed on one line and the runtime's string on the next: llm.c's ``cudaCheck``
 # (``llmc/cuda_common.h``: printf("[CUDA ERROR] at file %s:%d:\n%s\n", file, line, cudaGetErrorString(error)),
 # karpathy/llm.c#63) and the like. The announcing line ends in ":" after "CUDA error"/"CUDA ERROR".
-_CUDA_ANNOUNCE = regex.compile(r"(?i)\bcuda[ _]error\b.*:\s*$")
+_CUDA_ANNOUNCE = lazy(r"(?i)\bcuda[ _]error\b.*:\s*$")
 _CUDA_BY_MESSAGE = {e.message.lower(): e for e in tables.CUDA_ERRORS}
 
 
@@ -713,7 +710,7 @@ _STOP_SIGNALS = frozenset({"SIGTERM", "SIGKILL", "SIGINT"})
 
 
 _INTERRUPTS = ("KeyboardInterrupt",)
-_FRAME = regex.compile(r"^(?P<file>.*?):\d+ in (?P<func>\S+)$")
+_FRAME = lazy(r"^(?P<file>.*?):\d+ in (?P<func>\S+)$")
 
 
 def _frame_function(innermost: str) -> tuple[str, str] | None:
