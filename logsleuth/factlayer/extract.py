@@ -212,14 +212,19 @@ _TERMINATE = lazy(
     r"terminate called after throwing an instance of '(?P<type>[\w:]+)'(?:\s+what\(\):\s*(?P<msg>[^\n]*))?"
 )
 # (Ray's ``RayTaskError(<the task's type>)`` included: ``_WRAPPED``)
+# TensorFlow 1.x's error for an op that failed inside ``Session.run``, printed after the op's creation stack ("Caused
+# by op ..."): the type without its module, then where the stack went ("ResourceExhaustedError (see above for
+# traceback): OOM when allocating tensor ...", "InvalidArgumentError (see above for traceback): ...")
+_TF1_RERAISE = r"(?: \(see above for traceback\))?"
 _EXC_LINE = lazy(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)(?:\([\w.]+\))?)(?::\s?(?P<msg>.*))?$"
+    r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)(?:\([\w.]+\))?)"
+    + _TF1_RERAISE
+    + r"(?::\s?(?P<msg>.*))?$"
 )
 # the same after a line prefix the parser left in the text (``[rank0]: ``, ``[job/step (pid 1)] [uuid] ``)
 _EXC_AFTER_PREFIX = lazy(
     r"^(?:\[[^\]]*\]:?\s*|\([^)]*\)\s*)+(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)"
-    r"(?:\([\w.]+\))?)"
-    r"(?::\s?(?P<msg>.*))?$"
+    r"(?:\([\w.]+\))?)" + _TF1_RERAISE + r"(?::\s?(?P<msg>.*))?$"
 )
 # the same behind vLLM's logger prefix (``vllm/logger.py``: "ERROR 05-25 15:29:28 [core.py:1140] ValueError: No
 # available memory for the cache blocks. ..."), after any process prefix ("(EngineCore pid=374) ")
@@ -443,13 +448,14 @@ _FINISHED_WORDS = (
 # loss calculation", ``megatron/training`` loss functions and ``rerun_state_machine``) and Lightning's
 # ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``).
 # HF transformers >= 4.5x prints its log dicts with the values as strings ("{'loss': '0', 'grad_norm': 'nan', ...}",
-# "'eval_loss': 'nan'"), so a value may be quoted; ``eval_``/``train_`` losses count too, and a negative
+# "'eval_loss': 'nan'"), so a value may be quoted; ``eval_``/``train_`` losses count too, as does any named loss
+# (``total_loss``, ``giou_loss``: YOLOv3's "giou_loss:  nan ... total_loss:  nan", YunYang1994/TensorFlow2.0-Examples#8), and a negative
 # log-likelihood printed as ``nll`` (normalising flows, VAEs: "non-finite NLL inf at epoch 6").
 # A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
 _NAN_LOSS = lazy(
-    r"(?i:\b(?:eval_|train_|val_|validation_)?(?:loss|nll)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
+    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"

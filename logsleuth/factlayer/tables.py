@@ -211,6 +211,10 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     # c10 ``DefaultCPUAllocator`` (c10/core/impl/alloc_cpu.cpp) when posix_memalign fails; PyTorch < 2.0 printed
     # only "can't allocate memory: you tried to allocate N bytes" without the strerror text
     ("DefaultCPUAllocator: can't allocate memory", "host_memory"),
+    # TensorFlow's ``OpKernelContext::allocate_tensor`` (tensorflow/core/framework/op_kernel.cc) on a CPU device: "OOM
+    # when allocating tensor with shape[1024,98,98] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by
+    # allocator cpu" (Kyubyong/transformer#116) - host RAM; on a GPU device it is rule framework-gpu-allocator-oom's
+    ("by allocator cpu", "host_memory"),
     ("undefined symbol", "environment"),
     # a compiled extension built against another numpy ABI: Cython's import-time type check (``__Pyx_ImportType``:
     # "numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from
