@@ -846,6 +846,14 @@ def hoist_global_flags(argv: list[str]) -> list[str]:
     return [*flags, *rest, *argv[cut:]]
 
 
+# OpenBLAS starts a busy-waiting thread per core when numpy loads: 0.1-0.2 s of CPU, more than half of it wall time, on
+# a small log's ``analyze`` (README "Start-up and scan"), and a thread pool per process in a parallel scan. Nothing
+# logsleuth computes needs one (the model's score is a (classes, k) by (k,) product per job). Only when the user set
+# nothing; child processes inherit it (the ``verify`` probe does no BLAS work, and torchrun sets OMP_NUM_THREADS=1).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point (``argv`` defaults to ``sys.argv[1:]``)."""
+    os.environ.setdefault(*BLAS_THREADS)  # before any command imports numpy
     app(args=hoist_global_flags(list(sys.argv[1:] if argv is None else argv)), prog_name="logsleuth")

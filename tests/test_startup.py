@@ -75,3 +75,26 @@ def test_import_logsleuth_is_lazy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert out.stdout.split()[:2] == ["job", "logsleuth.pipeline"]
+
+
+@pytest.mark.parametrize(("preset", "want"), [(None, "1"), ("4", "4")])
+def test_the_cli_starts_numpy_without_a_blas_thread_pool_unless_the_user_asked(preset: str | None, want: str) -> None:
+    # a log the rules leave open loads the classifier (numpy); OpenBLAS reads the variable when numpy loads
+    code = (
+        "import os, sys; sys.argv = ['logsleuth', 'analyze', '-', '-f', 'json']\n"
+        "from logsleuth.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'numpy' in sys.modules\n"
+        "from threadpoolctl import threadpool_info\n"
+        "pools = [i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas']\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], max(pools, default=0), file=sys.stderr)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run([sys.executable, "-c", code], input="step 1 loss 0.5\nstep 2 loss 0.4\n", env=env,
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    env_value, pool = out.stderr.strip().splitlines()[-1].split()
+    assert env_value == want
+    if preset is None and pool != "0":  # numpy's OpenBLAS (a numpy on another BLAS has no such pool)
+        assert pool == "1"
