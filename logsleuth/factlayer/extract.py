@@ -1040,6 +1040,8 @@ def _exception(
         family = "rendezvous"
     elif not family and checkpoint_write_failed(innermost, message):
         family = "disk_full"
+    if family == "disk_full" and errno == 28 and any(p in innermost for p in tables.SHM_STAGING_CODE):
+        family = "shared_memory"  # the full filesystem is /dev/shm, where that code keeps its files
     return ExceptionFact(
         event=ev,
         type=typ,

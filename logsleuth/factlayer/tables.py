@@ -202,6 +202,11 @@ RAY_HOST_OOM = re.compile(r"node running low on memory|Memory on the node \(IP")
 # EADDRINUSE (98: ``port_in_use`` is read from its wording by rule ``address-in-use``), ECONNREFUSED (111: a store
 # that is not up yet, a peer that died, or a download server - the wording around it decides).
 ERRNO_FAMILIES: dict[int, str] = {28: "disk_full", 122: "disk_full", 12: "host_memory"}
+# Code that keeps its files under /dev/shm, so a full filesystem (ENOSPC) raised there is shared memory, not a disk
+# (path fragments of the innermost frame): pandarallel's memory file system (``MEMORY_FS_ROOT``, /dev/shm by default;
+# nalepae/pandarallel#127, where a worker's ``pickle.dump`` hit "[Errno 28] No space left on device", and PR #221:
+# Docker's /dev/shm is 64 MB).
+SHM_STAGING_CODE: tuple[str, ...] = ("/pandarallel/",)
 # Messages that name a family whatever the exception type (strerror(3) texts, glibc ``string/strerror``; the
 # dynamic loader's ``undefined symbol`` from dlopen(3)).
 MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
