@@ -449,7 +449,8 @@ _FINISHED_WORDS = (
 # ``_check_finite`` ("The loss returned in `training_step` is nan.", ``loops/optimization/automatic.py``).
 # HF transformers >= 4.5x prints its log dicts with the values as strings ("{'loss': '0', 'grad_norm': 'nan', ...}",
 # "'eval_loss': 'nan'"), so a value may be quoted; ``eval_``/``train_`` losses count too, as does any named loss
-# (``total_loss``, ``giou_loss``: YOLOv3's "giou_loss:  nan ... total_loss:  nan", YunYang1994/TensorFlow2.0-Examples#8), and a negative
+# (``total_loss``, ``giou_loss``: YOLOv3's "giou_loss:  nan ... total_loss:  nan",
+# YunYang1994/TensorFlow2.0-Examples#8), and a negative
 # log-likelihood printed as ``nll`` (normalising flows, VAEs: "non-finite NLL inf at epoch 6").
 # A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
