@@ -439,6 +439,29 @@ class WorkRetried(Fact):
     words: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StallMismatch(Fact):
+    """Horovod's stall inspector shows ranks that submitted different collectives (``reason.StallReport``).
+
+    The inspector (``horovod/common/stall_inspector.cc``) warns "One or more tensors were submitted to be reduced,
+    gathered or broadcasted by subset of ranks and are waiting for remainder of ranks ..." and lists, after "Missing
+    ranks:", each rank that has not submitted some pending tensors ("0: [broadcast.noname.3765, ...]"). When a rank
+    lacks a tensor that another rank submitted, while that other rank lacks one the first submitted, the two issued
+    different collectives at the same point and neither can complete (horovod/horovod#2662, fixed in the test's code
+    by PR #2663); ranks that merely lack everything pending are behind, not desynchronised.
+
+    Attributes:
+        listed_rank, lacks: a listed rank and a tensor it has not submitted (that ``other_rank`` submitted).
+        other_rank, other_lacks: the other rank and a tensor it has not submitted (that ``listed_rank`` submitted).
+    """
+
+    KIND: ClassVar[str] = "stall_mismatch"
+    listed_rank: int
+    lacks: str
+    other_rank: int
+    other_lacks: str
+
+
 KINDS: dict[str, type[Fact]] = {
     c.KIND: c
     for c in (
@@ -459,5 +482,6 @@ KINDS: dict[str, type[Fact]] = {
         RunFinished,
         VersionWarning,
         WorkRetried,
+        StallMismatch,
     )
 }

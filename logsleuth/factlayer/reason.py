@@ -37,6 +37,7 @@ from .kinds import (
     SchedulerVerdict,
     SharedGpu,
     SignalFact,
+    StallMismatch,
 )
 
 # the frames that catch, report or throw rather than crash: libc/libpthread (signal trampolines, abort), the C++
@@ -632,6 +633,62 @@ class CudaNextLine:
         return [*facts, cuda_error(ev, found)]
 
 
+# one rank's line of Horovod's "Missing ranks:" list, behind a launcher's tag ("[1,0]<stderr>:0: [a, b]")
+_STALL_RANK = lazy(r"(?:^|[>\]:]\s*)(?P<rank>\d{1,7}): \[(?P<names>[^\]\n]*)\]\s*$")
+
+
+@dataclass
+class StallReport:
+    """Horovod's stall inspector's "Missing ranks:" list, one "<rank>: [<tensor>, ...]" line per rank that has not
+    submitted those tensors (``horovod/common/stall_inspector.cc``), read line by line: a ``StallMismatch`` once two
+    listed ranks each lack a tensor the other submitted (once per job). A rank the list leaves out submitted every
+    pending tensor."""
+
+    missing: dict[int, frozenset[str]] | None = None  # the open list's ranks, None outside one
+    path: str | None = None
+    reported: bool = False
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        text = ev.text
+        if self.missing is None and "Missing ranks:" not in text or self.reported:
+            return facts
+        found: StallMismatch | None = None
+        for ln in text.split("\n") if "\n" in text else (text,):
+            if "Missing ranks:" in ln:
+                self.missing, self.path = {}, ev.path
+                continue
+            if self.missing is None:
+                continue
+            m = _STALL_RANK.search(ln) if ev.path == self.path else None
+            if m is None:
+                self.missing = None  # the list ended
+                continue
+            names = frozenset(n.strip() for n in m["names"].split(",") if n.strip())
+            rank = plausible.number(m["rank"])
+            if rank is None or not names:
+                continue
+            self.missing[rank] = names
+            found = found or self._crossing(ev, rank)
+        if found is None:
+            return facts
+        self.reported = True
+        return [*facts, found]
+
+    def _crossing(self, ev: Event, rank: int) -> StallMismatch | None:
+        assert self.missing is not None
+        mine = self.missing[rank]
+        pending = frozenset().union(*self.missing.values())
+        for other, theirs in self.missing.items():
+            # ``rank`` submitted something ``other`` lacks, and ``other`` submitted something ``rank`` lacks
+            they_lack = sorted(theirs & (pending - mine))
+            i_lack = sorted(mine & (pending - theirs))
+            if other != rank and they_lack and i_lack:
+                return StallMismatch(
+                    event=ev, listed_rank=rank, lacks=i_lack[0], other_rank=other, other_lacks=they_lack[0]
+                )
+        return None
+
+
 @dataclass
 class NcclTraces:
     """NCCL's return-code trace as a fact only where it is the job's sole account of a NCCL failure: dropped once any
@@ -666,7 +723,8 @@ class FactStream:
     how many processes ended by the same signal, ``SameSignalExits``; a GPU pair slower with P2P than without in
     CUDA's bandwidth test, ``P2PBandwidth``; two processes' different calls under one opCount of NCCL's COLL trace,
     ``CollTrace``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``;
-    the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``)."""
+    the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``; Horovod's stall inspector
+    listing ranks that submitted different collectives, ``StallReport``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
@@ -678,11 +736,12 @@ class FactStream:
     last_error: NcclLastError = field(default_factory=NcclLastError)
     traces: NcclTraces = field(default_factory=NcclTraces)
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
+    stalls: StallReport = field(default_factory=StallReport)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
-        facts = self.devices.see(ev, self.colls.see(ev, facts))
+        facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, facts)))
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)

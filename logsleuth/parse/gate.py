@@ -47,4 +47,5 @@ BLOCK_STARTS: tuple[str, ...] = (
     "Traceback (most recent call last)",
     "Root Cause (first observed failure)",
     "Failures:",
+    "Missing ranks:",  # Horovod's stall inspector: one line per rank follows (``factlayer.reason.StallReport``)
 )
