@@ -22,7 +22,6 @@ _COPIED = (
     "sub",
     "subn",
     "split",
-    "pattern",
     "flags",
     "groupindex",
     "groups",
@@ -32,6 +31,7 @@ _COPIED = (
 class _Lazy:
     def __init__(self, pattern: str, flags: int) -> None:
         self._source = (pattern, flags)
+        self.pattern = pattern  # as the compiled pattern gives it; read without compiling (a pattern built on another)
 
     def __getattr__(self, name: str) -> Any:  # only reached while ``name`` is not yet set on the instance
         if name.startswith("__") or name == "_source":

@@ -28,7 +28,7 @@ def test_every_lazy_pattern_in_the_package_compiles() -> None:
         mod = importlib.import_module(info.name)
         for value in vars(mod).values():
             for p in _lazies(value):
-                assert isinstance(p.pattern, str) and p.groups >= 0  # compiles here; regex.error otherwise
+                assert isinstance(p.pattern, str) and p.groups >= 0  # ``groups`` compiles; regex.error otherwise
                 found += 1
     assert found > 100  # the fact layer's, the version table's and NCCL's WARN templates
 
@@ -40,7 +40,7 @@ def test_lazy_pattern_matches_as_the_compiled_one() -> None:
     )
     assert [m["pid"] for m in p.finditer(text)] == [m["pid"] for m in q.finditer(text)] == ["5067", "12"]
     assert p.search("x").__class__ is type(None) and p.sub("-", text) == q.sub("-", text)
-    assert p.flags == q.flags and p.groupindex == q.groupindex
+    assert p.flags == q.flags and p.groupindex == q.groupindex and p.pattern == q.pattern
 
 
 def test_a_malformed_pattern_fails_at_first_use() -> None:
@@ -55,9 +55,9 @@ def test_a_malformed_pattern_fails_at_first_use() -> None:
 
 def test_importing_the_fact_layer_compiles_none_of_its_patterns() -> None:
     code = (
-        "from logsleuth.factlayer import extract, nccl_source\nfrom logsleuth import facts\n"
+        "from logsleuth.factlayer import extract, nccl_source, reason\nfrom logsleuth import facts\n"
         "from logsleuth.lazy_regex import _Lazy\n"
-        "mods = (extract, nccl_source, facts)\n"
+        "mods = (extract, nccl_source, reason, facts)\n"
         "ps = [p for m in mods for v in vars(m).values() for p in (v if isinstance(v, tuple) else (v,))]\n"
         "ps = [q for p in ps for q in (p if isinstance(p, tuple) else (p,)) if isinstance(q, _Lazy)]\n"
         "print(len(ps), sum('search' in vars(p) for p in ps))"
