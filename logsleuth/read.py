@@ -373,7 +373,8 @@ class LineGate:
     A line is *needed* when one of ``patterns`` (regular expressions over the raw bytes of a line, e.g. the literal
     factors of every rule and context pattern, plus the words that make a line a warning or an error) matches in
     it; its ``before`` preceding and ``after`` following lines are kept with it, and ``block_after`` lines after a
-    line holding one of ``block_literals`` (the start of a multi-line record such as a traceback). The last
+    line holding one of ``block_literals`` (the start of a multi-line record such as a traceback) or ending with one of
+    ``block_endings`` (an exception line whose message follows on the next lines). The last
     ``tail`` lines of every file are always kept. A line holding an escape (``\\x1b``) or NUL byte is judged twice:
     as it is, and as ``clean_line`` leaves it (removing them could join a literal). A line that only
     ``check_patterns`` hit is kept when ``confirm(raw line)`` says so (a native check of the real regexes behind those
@@ -387,6 +388,7 @@ class LineGate:
     Args:
         patterns: RE2-syntax regular expressions (``(?i:...)`` for case-insensitive parts).
         block_literals: plain strings that start a multi-line record (``Traceback (most recent call last)``).
+        block_endings: plain strings that, ending a line a pattern hit (trailing blanks aside), start one (``Error:``).
         before, after, block_after, tail: context sizes, in lines.
         check_patterns: RE2-syntax regexes whose hits are kept only when ``confirm`` accepts the line.
         confirm: ``(raw line bytes, seen) -> bool``; ``seen`` is what the caller passed to ``iter_lines``.
@@ -404,6 +406,7 @@ class LineGate:
         patterns: Iterable[str],
         block_literals: Iterable[str] = (),
         *,
+        block_endings: Iterable[str] = (),
         before: int = 2,
         after: int = 2,
         block_after: int = 300,
@@ -419,6 +422,7 @@ class LineGate:
     ) -> None:
         self.patterns = tuple(patterns)
         self.block_literals = tuple(block_literals)
+        self.block_endings = tuple(e.encode() for e in block_endings)
         self.before, self.after, self.block_after, self.tail = before, after, block_after, tail
         self.check_patterns = tuple(check_patterns) if confirm is not None or check_block is not None else ()
         self.confirm = confirm
@@ -594,13 +598,15 @@ def _marks(buf: bytes, gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any
     """``(line index, lines kept after it)`` of each line of ``buf`` (lines joined by ``\\n``) that ``gate`` keeps
     (several times for some)."""
     search, block_literals, check = compiled
-    after = gate.after
+    after, endings = gate.after, gate.block_endings
     for i, line_start, line_end in _hit_lines(search, buf, 0):
         is_block = False
         for lit in block_literals:
             if buf.find(lit, line_start, line_end) >= 0:
                 is_block = True
                 break
+        if not is_block and endings and buf[line_start:line_end].rstrip().endswith(endings):
+            is_block = True
         yield i, gate.block_after if is_block else after
     if gate._capped is not None and (gate.capped_wanted is None or gate.capped_wanted(seen)):
         for i, _s, _e in _hit_lines(gate._capped, buf, 0):

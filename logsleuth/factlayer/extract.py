@@ -233,6 +233,15 @@ _EXC_AFTER_VLLM_LOGGER = lazy(
     r"(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*(?:Error|Exception))(?::\s?(?P<msg>.*))?$"
 )
 _ERRNO = lazy(r"\[Errno (?P<n>\d+)\]")
+# CPython's ``OSError.__str__`` ("[Errno 28] No space left on device": ``Objects/exceptions.c``, ``OSError_str``) quoted
+# inside another tool's message, where the line does not start with the type: pip's "ERROR: Could not install packages
+# due to an OSError: [Errno 28] ..." (``pip/_internal/commands/install.py``, ``create_os_error_message``), often glued
+# to its progress bar. The errno is the locale-free part: strerror(3) is translated (AUTOMATIC1111/stable-diffusion-
+# webui#13392: "[Errno 28] Auf dem Gerät ist kein Speicherplatz mehr verfügbar"). Read only for the errnos
+# ``tables.ERRNO_FAMILIES`` names, so a retried network error quoted in a warning states nothing.
+_EMBEDDED_OSERROR = lazy(
+    r"\b(?P<type>(?:OS|IO|Permission|BlockingIO|Environment)Error): (?P<msg>\[Errno (?P<n>\d+)\] .*)$"
+)
 # Ray re-raises a task's exception as ``RayTaskError(<its type>)`` (``ray/exceptions.py``, ``as_instanceof_cause``)
 _WRAPPED = lazy(r"\((?P<inner>[\w.]+)\)$")
 # CPython's separators between chained tracebacks (``Lib/traceback.py``: ``_cause_message`` for ``raise ... from``,
@@ -1078,6 +1087,8 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last) or _EXC_AFTER_VLLM_LOGGER.match(last)
         if m:
             out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
+        elif "[Errno " in last and (m := _EMBEDDED_OSERROR.search(last)) and int(m["n"]) in tables.ERRNO_FAMILIES:
+            out.append(_exception(ev, m["type"], m["msg"].strip()))
     if "terminate called" in text and (m := _TERMINATE.search(text)):
         out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
 

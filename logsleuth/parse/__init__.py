@@ -20,7 +20,7 @@ from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
 from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
-from .traceback import BARE_EXC, FRAME, HEADER, Traceback
+from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, Traceback
 
 _NO_FACTS = PathFacts()
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
@@ -246,10 +246,12 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             continue
 
         rec = _recognise(body, pre)
-        if rec.source == "other" and BARE_EXC.match(body):
+        if rec.source == "other" and (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
             # an exception line with no traceback before it: the same uncaught exception, without its frames
             tb = Traceback(line_no, [], line_no)
-            tb.add(line_no, text, body)
+            if tb.add(line_no, text, body) == "more" and not BARE_EXC.match(body):
+                open_tbs[key] = (tb, pre)  # "Type:" alone: its message is on the lines that follow
+                continue
             yield tb_event(tb, pre, Recognised("python", "error"))
             continue
         yield _event(path, line_no, line_no, text, body, pre, rec, None, defaults)

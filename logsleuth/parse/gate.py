@@ -49,3 +49,6 @@ BLOCK_STARTS: tuple[str, ...] = (
     "Failures:",
     "Missing ranks:",  # Horovod's stall inspector: one line per rank follows (``factlayer.reason.StallReport``)
 )
+# ... and the lines after a line that ends with these: an exception line whose message starts on the next line
+# (``traceback.BARE_EXC_OPEN``: "RuntimeError:" then the message's own lines)
+BLOCK_ENDINGS: tuple[str, ...] = ("Error:", "Exception:")

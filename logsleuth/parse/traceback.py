@@ -27,6 +27,9 @@ _EXC = regex.compile(
 # ``fairseq/data/dictionary.py``). Stricter than ``_EXC``: only ``...Error``/``...Exception`` types, at column 0, with a
 # message, so warnings (``UserWarning: ...``) and words like ``Exit`` in prose stay plain lines.
 BARE_EXC = regex.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
+# The same line with nothing after the colon: the message starts on the next line (``MAX_MESSAGE_LINES``), as when a
+# build prints "RuntimeError:" and then torch's ``cpp_extension.CUDA_MISMATCH_MESSAGE`` lines (rusty1s/pytorch_sparse#189)
+BARE_EXC_OPEN = regex.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s*$")
 # frames in these places are library code; the last frame outside them is the user's
 _LIBRARY = regex.compile(r"site-packages|dist-packages|/lib/python3[\d.]*/|<frozen|^<string>|/torch/|/ray/_private/")
 MAX_FOREIGN = 50  # lines of other output tolerated inside one traceback before it is closed as incomplete

@@ -143,6 +143,7 @@ def build(rules: RuleSet) -> LineGate | None:
     return LineGate(
         keep,
         parse_gate.BLOCK_STARTS,
+        block_endings=parse_gate.BLOCK_ENDINGS,
         before=0,
         after=0,
         block_after=GATE_BLOCK_LINES,
