@@ -373,8 +373,8 @@ class LineGate:
     A line is *needed* when one of ``patterns`` (regular expressions over the raw bytes of a line, e.g. the literal
     factors of every rule and context pattern, plus the words that make a line a warning or an error) matches in
     it; its ``before`` preceding and ``after`` following lines are kept with it, and ``block_after`` lines after a
-    line holding one of ``block_literals`` (the start of a multi-line record such as a traceback) or ending with one of
-    ``block_endings`` (an exception line whose message follows on the next lines). The last
+    line holding one of ``block_literals`` (the start of a multi-line record such as a traceback), and ``ending_after``
+    lines after one ending with one of ``block_endings`` (an exception line whose message follows). The last
     ``tail`` lines of every file are always kept. A line holding an escape (``\\x1b``) or NUL byte is judged twice:
     as it is, and as ``clean_line`` leaves it (removing them could join a literal). A line that only
     ``check_patterns`` hit is kept when ``confirm(raw line)`` says so (a native check of the real regexes behind those
@@ -388,7 +388,8 @@ class LineGate:
     Args:
         patterns: RE2-syntax regular expressions (``(?i:...)`` for case-insensitive parts).
         block_literals: plain strings that start a multi-line record (``Traceback (most recent call last)``).
-        block_endings: plain strings that, ending a line a pattern hit (trailing blanks aside), start one (``Error:``).
+        block_endings: plain strings that, ending a line a pattern hit (trailing blanks aside), keep the
+            ``ending_after`` lines after it (``Error:``).
         before, after, block_after, tail: context sizes, in lines.
         check_patterns: RE2-syntax regexes whose hits are kept only when ``confirm`` accepts the line.
         confirm: ``(raw line bytes, seen) -> bool``; ``seen`` is what the caller passed to ``iter_lines``.
@@ -407,6 +408,7 @@ class LineGate:
         block_literals: Iterable[str] = (),
         *,
         block_endings: Iterable[str] = (),
+        ending_after: int = 8,
         before: int = 2,
         after: int = 2,
         block_after: int = 300,
@@ -423,6 +425,7 @@ class LineGate:
         self.patterns = tuple(patterns)
         self.block_literals = tuple(block_literals)
         self.block_endings = tuple(e.encode() for e in block_endings)
+        self.ending_after = ending_after
         self.before, self.after, self.block_after, self.tail = before, after, block_after, tail
         self.check_patterns = tuple(check_patterns) if confirm is not None or check_block is not None else ()
         self.confirm = confirm
@@ -600,14 +603,15 @@ def _marks(buf: bytes, gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any
     search, block_literals, check = compiled
     after, endings = gate.after, gate.block_endings
     for i, line_start, line_end in _hit_lines(search, buf, 0):
-        is_block = False
+        keep = after
         for lit in block_literals:
             if buf.find(lit, line_start, line_end) >= 0:
-                is_block = True
+                keep = gate.block_after
                 break
-        if not is_block and endings and buf[line_start:line_end].rstrip().endswith(endings):
-            is_block = True
-        yield i, gate.block_after if is_block else after
+        else:
+            if endings and buf[line_start:line_end].rstrip().endswith(endings):
+                keep = max(after, gate.ending_after)
+        yield i, keep
     if gate._capped is not None and (gate.capped_wanted is None or gate.capped_wanted(seen)):
         for i, _s, _e in _hit_lines(gate._capped, buf, 0):
             yield i, after

@@ -127,6 +127,13 @@ GATE: tuple[str, ...] = (
     r"\d (?:killed|segmentation fault|abort|bus error|IOT instruction|illegal hardware instruction|floating point "
     r"exception)(?: \(core dumped\))?  ",
     r"signal: (?:killed|segmentation fault|aborted|bus error|illegal instruction|floating point exception)",
+    # Torque/PBS's and LSF's kill reports, macOS's "Abort trap: 6", an allocator's heap check before it aborts
+    # (extract._PBS_KILLED, extract._LSF_TERM, extract._SHELL, extract._HEAP_ABORT)
+    r"PBS: job killed",
+    r"TERM_[A-Z_]+: job killed",
+    r"Abort trap",
+    r"free\(\): invalid|double free or corruption|munmap_chunk\(\)|corrupted size vs|malloc\(\): (?:corrupted|memory)",
+    r"Attempt to free invalid pointer|pointer being freed was not allocated",
 )
 
 __all__ = ["Fact", "KINDS", "GATE", "facts_of", "fact_matches", "validate_condition"]

@@ -123,10 +123,13 @@ _VLLM_DIED = lazy(
 # bash's reports of a child's death by signal (``strsignal`` words, also as glibc translates them): the whole line, or
 # ``script: line N: PID Word  command`` (bash pads to a column; a pasted log may keep one space:
 # divamgupta/deep-clustering-kingdra#2 "/bin/bash: line 27: 318 Killed sh start.sh")
-_SIGWORDS = r"Killed|Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception|" + "|".join(
-    tables.LOCALIZED_SIGNAL_WORDS
+_SIGWORDS = (
+    r"Killed|Segmentation fault|Aborted|Abort trap|Bus error|Illegal instruction|Floating point exception|"
+    + "|".join(tables.LOCALIZED_SIGNAL_WORDS)
 )
-_CORE_DUMPED = r"(?: +\((?:core dumped|" + "|".join(tables.LOCALIZED_CORE_DUMPED) + r")\))?"
+# macOS's strsignal(3) words end in the number, and SIGABRT is "Abort trap" there ("Abort trap: 6", "Segmentation
+# fault: 11", "Bus error: 10", "Killed: 9"; nwojke/mcf-tracker#7)
+_CORE_DUMPED = r"(?:: \d{1,2})?(?: +\((?:core dumped|" + "|".join(tables.LOCALIZED_CORE_DUMPED) + r")\))?"
 # An interactive shell writes its report where the cursor is: after a tqdm bar that redrew its line with "\r" and
 # left no newline, "Killed" is glued to the bar ("331/1063 [01:06<03:59,  3.06it/s]Killed", InternLandMark/LandMark#65)
 _SHELL = lazy(
@@ -203,6 +206,19 @@ _ABSL_SIGNAL = lazy(r"\*\*\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\d+)) receive
 # Open MPI's own handler (``opal/util/stacktrace.c``, ``opal_show_stackframe``): "[host:pid] *** Process received
 # signal ***" then "[host:pid] Signal: Segmentation fault (11)" (macOS: "Segmentation fault: 11 (11)")
 _OPAL_SIGNAL = lazy(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] Signal: (?P<word>[^()\n]+?) \((?P<num>\d+)\)")
+# A memory allocator's heap check, which prints its complaint and calls abort(): glibc (``malloc/malloc.c``
+# ``malloc_printerr``: "free(): invalid pointer", "double free or corruption (out)", "munmap_chunk(): invalid pointer",
+# "corrupted size vs. prev_size"), gperftools' tcmalloc (``src/tcmalloc.cc`` ``InvalidFree`` -> ``Log(kCrash, ...)``:
+# "src/tcmalloc.cc:283] Attempt to free invalid pointer 0x..."; TheLastBen/fast-stable-diffusion#2349) and macOS's
+# libmalloc ("python(11193,0x7fff...) malloc: *** error for object 0x...: pointer being freed was not allocated";
+# nwojke/mcf-tracker#7). The process then dies by SIGABRT whether or not its end is reported.
+_HEAP_ABORT = lazy(
+    r"^(?:free\(\): invalid (?:pointer|size|next size \(\w+\))|double free or corruption(?: \(\w+\))?|"
+    r"munmap_chunk\(\): invalid pointer|corrupted size vs\. prev_size|malloc\(\): (?:corrupted \w+|memory corruption)"
+    r"[^\n]*)\s*$"
+    r"|tcmalloc\.cc:\d+\] Attempt to free invalid pointer"
+    r"|\bmalloc: \*\*\* error for object 0x[0-9a-fA-F]+: pointer being freed was not allocated"
+)
 # apache-tvm-ffi's SIGSEGV handler (``src/ffi/backtrace.cc`` ``TVMFFISegFaultHandler``), installed from a library
 # constructor by whatever imports tvm-ffi (xgrammar and flashinfer, so vLLM, SGLang and TensorRT-LLM processes): it
 # prints this banner and a Python-style native backtrace, then re-raises SIGSEGV (NVIDIA/TensorRT-LLM#10255)
@@ -352,6 +368,18 @@ _SPAWN_TERMINATE = lazy(r"Terminating process (?P<pid>\d+) via signal (?P<name>S
 # exit after this step"). After a launcher announced SIGTERM to the job's workers (``reason.sibling_terminations``) it
 # is that launcher's signal; otherwise it came from outside.
 _RANK_GOT_SIGTERM = lazy(r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?\b[Rr]eceived SIGTERM\b")
+# Torque/PBS's MOM when it kills a job over a requested limit (``src/resmom/mom_main.c``, ``job_over_limit``/
+# ``kill_job``: "=>> PBS: job killed: walltime 259217 exceeded limit 259200", also "mem 2148532kb exceeded limit
+# 2097152kb"; biocore/qiime#1048); LSF's exit reasons in the job report (``TERM_RUNLIMIT: job killed after reaching LSF
+# run time limit.``, ``TERM_MEMLIMIT: ... memory usage limit``, ``TERM_PREEMPT: job killed after preemption.``;
+# marbl/canu#444)
+_PBS_KILLED = lazy(r"=>> PBS: job killed: (?P<what>walltime|cput|mem|vmem|pmem|pvmem) \S+ exceeded limit")
+_LSF_TERM = lazy(
+    r"\bTERM_(?P<why>RUNLIMIT|CPULIMIT|MEMLIMIT|SWAP|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN): job killed"
+)
+_PBS_VERDICTS = {"walltime": "time_limit", "cput": "time_limit"}  # the rest: a memory limit
+_LSF_VERDICTS = {"RUNLIMIT": "time_limit", "CPULIMIT": "time_limit", "MEMLIMIT": "oom_killed", "SWAP": "oom_killed",
+                 "PREEMPT": "preempted"}  # fmt: skip  # the rest: killed by its owner or an administrator
 _SLURM_CANCEL = lazy(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*")
 # srun ending the step itself once a task failed (``--kill-on-bad-exit``, or a task killed by the cgroup): "srun:
 # Terminating job step 3495450.0" (older Slurm), "srun: Terminating StepId=440575.0"; slurmstepd then prints a plain
@@ -606,6 +634,16 @@ _CS_WORDS = (
     "frame #",
     "Segfault encountered",
     '", line 0, in ',
+    "PBS: job killed",
+    "TERM_",
+    "Abort trap",
+    "free(): invalid",
+    "double free or corruption",
+    "munmap_chunk()",
+    "corrupted size vs",
+    "malloc(): ",
+    "Attempt to free invalid pointer",
+    "pointer being freed was not allocated",
 )
 _CI_WORDS = (
     "exitcode",
@@ -874,6 +912,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "absl", signal=m["name"] or _signal(m["num"]))
     if _TVM_FFI_SEGV in text:
         _exit(ev, out, None, "tvm_ffi", signal="SIGSEGV")
+    if ("free" in text or "corrupt" in text) and not out and (m := _HEAP_ABORT.search(text.rsplit("\n", 1)[-1])):
+        _exit(ev, out, None, "allocator", signal="SIGABRT", detail=m[0].strip())
     if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
         sig = _signal(m["num"])
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
@@ -1308,6 +1348,14 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
             out.append(
                 SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="evicted", resource="ephemeral-storage")
             )
+    if "PBS: job killed" in text and (m := _PBS_KILLED.search(text)):
+        verdict = _PBS_VERDICTS.get(m["what"], "oom_killed")
+        out.append(SchedulerVerdict(event=ev, scheduler="pbs", verdict=verdict, resource="" if m["what"] in
+                                    _PBS_VERDICTS else "memory"))  # fmt: skip
+    if "TERM_" in text and (m := _LSF_TERM.search(text)):
+        verdict = _LSF_VERDICTS.get(m["why"], "cancelled")
+        out.append(SchedulerVerdict(event=ev, scheduler="lsf", verdict=verdict,
+                                    resource="memory" if verdict == "oom_killed" else ""))  # fmt: skip
     if "preempted" in text and _SKY_PREEMPTED.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="skypilot", verdict="preempted"))
     if "Preempted by" in text and _IRIS_PREEMPTED.search(text):

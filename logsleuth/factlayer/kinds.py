@@ -77,7 +77,8 @@ class ProcessExit(Fact):
             log is in X", no code)) or the process's own signal handler
             (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` | ``paddle`` | ``dataloader_worker``: torch's
             DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV handler, which libraries built on it
-            install when imported) or a debugger (``gdb``).
+            install when imported) or a debugger (``gdb``), or ``allocator`` (a heap check that aborts the process:
+            glibc's ``malloc_printerr``, tcmalloc, macOS libmalloc).
         detail: the reporter's own words for it (``Killed``, ``SYSTEM_ERROR``...), or "".
         task: the rank/task the reporter names (mpirun ``process rank 3``, srun ``task 3``), or None.
         node: the host the reporter names, or "".
@@ -238,7 +239,8 @@ class SchedulerVerdict(Fact):
     """What the scheduler decided about the job.
 
     Attributes:
-        scheduler: ``slurm`` | ``kubernetes`` | ``skypilot`` | ``iris`` (Marin's TPU scheduler); verdict:
+        scheduler: ``slurm`` | ``kubernetes`` | ``skypilot`` | ``iris`` (Marin's TPU scheduler) | ``pbs`` (Torque/PBS)
+        | ``lsf``; verdict:
         ``time_limit`` | ``preempted`` | ``requeued`` | ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``;
         resource: what an eviction was for (``memory``, ``ephemeral-storage``), or ""; step: the Slurm job or step id
         the verdict is about ("42", "42.0"), or "".

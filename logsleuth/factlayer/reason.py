@@ -812,22 +812,35 @@ def handled_when_interrupted(facts: Sequence[Fact]) -> frozenset[int]:
 def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events that report a launcher stopping a sibling: an exit by SIGTERM/SIGKILL/SIGINT of a pid the
     launcher named as one it signals, a reason-less Slurm cancel of a step srun said it was terminating, or a rank's
-    own "received SIGTERM" (sender unknown) printed after a launcher announced that signal to its workers (torch's
+    own "received SIGTERM" (sender unknown) printed after a launcher announced it was stopping its workers (torch's
     ``mp.spawn`` "Terminating process N via signal SIGTERM", then Lightning's "[rank: 0] Received SIGTERM: 15" in that
-    worker). An exit that names no pid (DeepSpeed's "exits with return code", about the failed worker) is never one.
-    ``facts`` in job order."""
+    worker) - or after a launcher named another signal when the job also reports a worker's failed exit: DeepSpeed's
+    "Killing subprocess N" (``deepspeed/launcher/launch.py`` ``sigkill_handler`` -> ``terminate_process_tree``: psutil
+    ``terminate()``, i.e. SIGTERM, then ``kill()`` for those still alive after 30 s) reaches a rank first as SIGTERM,
+    and the same handler runs when the launcher itself is sent SIGTERM (a spot reclaim signalling the whole process
+    group), where no worker failed and the ranks' SIGTERM is the cause. An exit that names no pid (DeepSpeed's "exits
+    with return code", about the failed worker) is never one. ``facts`` in job order."""
     stops = [f for f in facts if isinstance(f, SignalFact) and f.sender == "launcher"]
     if not stops:
         return frozenset()
     targets = {f.target for f in stops if f.target is not None}
     steps = {f.step for f in stops if f.step}
+    # a worker's own failed end, reported anywhere in the job: not a pid the launcher signalled, not by a signal that
+    # only asks a process to stop (a SIGKILL of another pid is the OOM killer's as often as a launcher's)
+    failed = any(
+        isinstance(f, ProcessExit)
+        and (f.signal or (f.code or 0) != 0)
+        and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
+        and f.fields()["pid"] not in targets
+        for f in facts
+    )
     out: set[int] = set()
     sent: set[str] = set()  # signals a launcher announced so far
     for f in facts:
         if isinstance(f, SignalFact):
             if f.sender == "launcher":
                 sent.add(f.signal)
-            elif f.sender == "unknown" and f.signal in sent:
+            elif f.sender == "unknown" and (f.signal in sent or sent and failed):
                 out.add(id(f.event))
         elif (
             isinstance(f, ProcessExit)

@@ -45,6 +45,7 @@ SIGNAL_WORDS: dict[str, str] = {
     "Killed": "SIGKILL",
     "Segmentation fault": "SIGSEGV",
     "Aborted": "SIGABRT",
+    "Abort trap": "SIGABRT",  # macOS's strsignal(3) ("Abort trap: 6")
     "Bus error": "SIGBUS",
     "Illegal instruction": "SIGILL",
     "Floating point exception": "SIGFPE",
@@ -376,6 +377,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
         "batch_config",
     ),
     (r"(?i)^Check batch related parameters", "batch_config"),
+    # MXNet Gluon's ``split_and_load`` (``mxnet/gluon/utils.py`` ``split_data``): "data with shape (256, 3, 32, 32) cannot
+    # be evenly split into 6 slices along axis 0. Use a batch size that's multiple of 6 ..." (d2l-ai/d2l-zh#354)
+    (r"cannot be evenly split into \d+ slices along axis \d+", "batch_config"),
     (
         r"(?:configured object store size exceeds the capacity of /dev/shm|/dev/shm[^\n]{0,80}?(?:is too small|"
         r"too small for|has only \d))",

@@ -249,8 +249,10 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         if rec.source == "other" and (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
             # an exception line with no traceback before it: the same uncaught exception, without its frames
             tb = Traceback(line_no, [], line_no)
-            if tb.add(line_no, text, body) == "more" and not BARE_EXC.match(body):
-                open_tbs[key] = (tb, pre)  # "Type:" alone: its message is on the lines that follow
+            if tb.add(line_no, text, body) == "more":
+                # "Type:" alone, or a message ending in ":": it goes on over the lines that follow (torch.distributions'
+                # "... but found invalid values:" then the tensor), as after a traceback (``Traceback.add``)
+                open_tbs[key] = (tb, pre)
                 continue
             yield tb_event(tb, pre, Recognised("python", "error"))
             continue

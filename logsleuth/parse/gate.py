@@ -49,6 +49,7 @@ BLOCK_STARTS: tuple[str, ...] = (
     "Failures:",
     "Missing ranks:",  # Horovod's stall inspector: one line per rank follows (``factlayer.reason.StallReport``)
 )
-# ... and the lines after a line that ends with these: an exception line whose message starts on the next line
-# (``traceback.BARE_EXC_OPEN``: "RuntimeError:" then the message's own lines)
-BLOCK_ENDINGS: tuple[str, ...] = ("Error:", "Exception:")
+# ... and a few lines (``traceback.MAX_MESSAGE_LINES``) after a line that ends with these: an exception line whose
+# message goes on over the next lines ("RuntimeError:" then the message; "ValueError: ... but found invalid values:"
+# then the tensor; ``traceback.Traceback.add``)
+BLOCK_ENDINGS: tuple[str, ...] = (":",)

@@ -30,6 +30,7 @@ from ..facts import PATTERNS as VERSION_PATTERNS
 from ..facts import WORLD_SIZE, find_world_size
 from ..memory_trend import GATE as MEMORY_GATE
 from ..parse import gate as parse_gate
+from ..parse.traceback import MAX_MESSAGE_LINES
 from ..read import LineGate, clean_line
 from . import native
 from .prefilter import required_literals_many
@@ -144,6 +145,7 @@ def build(rules: RuleSet) -> LineGate | None:
         keep,
         parse_gate.BLOCK_STARTS,
         block_endings=parse_gate.BLOCK_ENDINGS,
+        ending_after=MAX_MESSAGE_LINES,
         before=0,
         after=0,
         block_after=GATE_BLOCK_LINES,
