@@ -47,6 +47,7 @@ def test_pbs_and_lsf_say_why_they_killed_the_job(line: str, scheduler: str, verd
         ("src/tcmalloc.cc:283] Attempt to free invalid pointer 0x55a1d0d57740 ", "allocator", "SIGABRT"),
         ("free(): invalid pointer", "allocator", "SIGABRT"),
         ("double free or corruption (out)", "allocator", "SIGABRT"),
+        ("munmap_chunk(): invalid pointer", "allocator", "SIGABRT"),
         ("python(11193,0x7fff8b460340) malloc: *** error for object 0x15171953e8: pointer being freed was not allocated",
          "allocator", "SIGABRT"),
     ],

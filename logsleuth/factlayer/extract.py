@@ -377,9 +377,13 @@ _PBS_KILLED = lazy(r"=>> PBS: job killed: (?P<what>walltime|cput|mem|vmem|pmem|p
 _LSF_TERM = lazy(
     r"\bTERM_(?P<why>RUNLIMIT|CPULIMIT|MEMLIMIT|SWAP|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN): job killed"
 )
-_PBS_VERDICTS = {"walltime": "time_limit", "cput": "time_limit"}  # the rest: a memory limit
-_LSF_VERDICTS = {"RUNLIMIT": "time_limit", "CPULIMIT": "time_limit", "MEMLIMIT": "oom_killed", "SWAP": "oom_killed",
-                 "PREEMPT": "preempted"}  # fmt: skip  # the rest: killed by its owner or an administrator
+# (scheduler, cheap word, pattern, verdict by its first group, verdict otherwise: PBS's other limits are memory,
+# LSF's other reasons its owner or an administrator)
+_BATCH_KILLS = (
+    ("pbs", "PBS: job killed", _PBS_KILLED, {"walltime": "time_limit", "cput": "time_limit"}, "oom_killed"),
+    ("lsf", "TERM_", _LSF_TERM, {"RUNLIMIT": "time_limit", "CPULIMIT": "time_limit", "MEMLIMIT": "oom_killed",
+                                  "SWAP": "oom_killed", "PREEMPT": "preempted"}, "cancelled"),
+)  # fmt: skip
 _SLURM_CANCEL = lazy(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*")
 # srun ending the step itself once a task failed (``--kill-on-bad-exit``, or a task killed by the cgroup): "srun:
 # Terminating job step 3495450.0" (older Slurm), "srun: Terminating StepId=440575.0"; slurmstepd then prints a plain
@@ -912,7 +916,11 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "absl", signal=m["name"] or _signal(m["num"]))
     if _TVM_FFI_SEGV in text:
         _exit(ev, out, None, "tvm_ffi", signal="SIGSEGV")
-    if ("free" in text or "corrupt" in text) and not out and (m := _HEAP_ABORT.search(text.rsplit("\n", 1)[-1])):
+    if (
+        ("free" in text or "corrupt" in text or "munmap" in text)
+        and not out
+        and (m := _HEAP_ABORT.search(text.rsplit("\n", 1)[-1]))
+    ):
         _exit(ev, out, None, "allocator", signal="SIGABRT", detail=m[0].strip())
     if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
         sig = _signal(m["num"])
@@ -1348,14 +1356,11 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
             out.append(
                 SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="evicted", resource="ephemeral-storage")
             )
-    if "PBS: job killed" in text and (m := _PBS_KILLED.search(text)):
-        verdict = _PBS_VERDICTS.get(m["what"], "oom_killed")
-        out.append(SchedulerVerdict(event=ev, scheduler="pbs", verdict=verdict, resource="" if m["what"] in
-                                    _PBS_VERDICTS else "memory"))  # fmt: skip
-    if "TERM_" in text and (m := _LSF_TERM.search(text)):
-        verdict = _LSF_VERDICTS.get(m["why"], "cancelled")
-        out.append(SchedulerVerdict(event=ev, scheduler="lsf", verdict=verdict,
-                                    resource="memory" if verdict == "oom_killed" else ""))  # fmt: skip
+    for scheduler, word, pattern, verdicts, default in _BATCH_KILLS:
+        if word in text and (m := pattern.search(text)):
+            verdict = verdicts.get(m[1], default)
+            resource = "memory" if verdict == "oom_killed" else ""
+            out.append(SchedulerVerdict(event=ev, scheduler=scheduler, verdict=verdict, resource=resource))
     if "preempted" in text and _SKY_PREEMPTED.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="skypilot", verdict="preempted"))
     if "Preempted by" in text and _IRIS_PREEMPTED.search(text):
