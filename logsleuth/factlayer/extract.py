@@ -219,6 +219,19 @@ _HEAP_ABORT = lazy(
     r"|tcmalloc\.cc:\d+\] Attempt to free invalid pointer"
     r"|\bmalloc: \*\*\* error for object 0x[0-9a-fA-F]+: pointer being freed was not allocated"
 )
+# The kernel's own report of a user-space fault, in dmesg/journalctl -k (x86): ``arch/x86/mm/fault.c``
+# ``show_signal_msg`` "python[1234]: segfault at 0 ip 00007f.. sp 00007ff.. error 4 in libc.so.6[7f..+195000]" (SIGSEGV),
+# ``arch/x86/kernel/traps.c`` ``do_trap``/``show_signal`` "traps: python[434569] trap invalid opcode ip:7fb7.. sp:7ffd..
+# error:0 in libtensorflow_framework.so.2[7fb7..+1c55000]" (the trap's signal: ``KERNEL_TRAPS``) and
+# ``do_general_protection`` "traps: python[1234] general protection fault ip:.. sp:.. error:0 in libx.so[..]" (SIGSEGV).
+# The library after " in " is the mapping the faulting instruction was in (``print_vma_addr``; since Linux 6.2 with the
+# offset first: "libc.so.6[167ad8,7fd84b244000+156000]"). TensorFlow 2.4.0's
+# wheels built with AVX2 died so on CPUs without it (tensorflow/tensorflow#45744).
+_KERNEL_FAULT = lazy(
+    r"(?P<comm>[^\s\[\]]{1,16})\[(?P<pid>\d+)\]:? (?:(?P<segv>segfault) at [0-9a-f]+ ip [0-9a-f]+ sp [0-9a-f]+ error \d+"
+    r"|trap (?P<trap>invalid opcode|divide error|int3|stack segment|bounds)|(?P<gp>general protection fault)"
+    r"(?: ip:[0-9a-f]+)?)(?:[^\n]*? in (?P<lib>[\w.+-]+)\[(?:[0-9a-f]+,)?[0-9a-f]+\+[0-9a-f]+\])?"
+)
 # apache-tvm-ffi's SIGSEGV handler (``src/ffi/backtrace.cc`` ``TVMFFISegFaultHandler``), installed from a library
 # constructor by whatever imports tvm-ffi (xgrammar and flashinfer, so vLLM, SGLang and TensorRT-LLM processes): it
 # prints this banner and a Python-style native backtrace, then re-raises SIGSEGV (NVIDIA/TensorRT-LLM#10255)
@@ -492,12 +505,15 @@ _FINISHED_WORDS = (
 # "'eval_loss': 'nan'"), so a value may be quoted; ``eval_``/``train_`` losses count too, as does any named loss
 # (``total_loss``, ``giou_loss``: YOLOv3's "giou_loss:  nan ... total_loss:  nan",
 # YunYang1994/TensorFlow2.0-Examples#8), and a negative
-# log-likelihood printed as ``nll`` (normalising flows, VAEs: "non-finite NLL inf at epoch 6").
+# log-likelihood printed as ``nll`` (normalising flows, VAEs: "non-finite NLL inf at epoch 6"), and a perplexity, the
+# loss's exponential: inf only once the loss passed ~709 nats (``math.exp`` overflow; fairseq's ``get_perplexity``
+# returns inf there), far above any language model's loss at initialisation (ln of the vocabulary size): OpenNMT-tf's
+# "Evaluation result for step 435000: loss = 148890.718750 ; perplexity = inf" (OpenNMT/OpenNMT-tf#744).
 # A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
 _NAN_LOSS = lazy(
-    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
+    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
@@ -615,6 +631,10 @@ GATE_WORDS: tuple[str, ...] = (
     "terminate called",
     "PBS: job killed",
     "Abort trap",
+    # the kernel's report of a user-space fault (``_KERNEL_FAULT``)
+    "segfault at",
+    "] trap ",
+    "protection fault",
     # an allocator's heap check before it aborts (``_HEAP_ABORT``)
     "free(): invalid",
     "double free or corruption",
@@ -930,6 +950,12 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         and (m := _HEAP_ABORT.search(text.rsplit("\n", 1)[-1]))
     ):
         _exit(ev, out, None, "allocator", signal="SIGABRT", detail=m[0].strip())
+    if ("segfault at" in text or "trap " in text or "protection fault" in text) and (m := _KERNEL_FAULT.search(text)):
+        word = m["segv"] or m["gp"] or m["trap"]
+        sig = "SIGSEGV" if m["segv"] or m["gp"] else tables.KERNEL_TRAPS[m["trap"]]
+        _exit(ev, out, None, "kernel", signal=sig, detail=word, proc=plausible.pid(m["pid"]))
+        if m["lib"]:
+            out.append(NativeFrame(event=ev, library=m["lib"], index=0))
     if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
         sig = _signal(m["num"])
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))

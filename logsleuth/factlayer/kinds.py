@@ -74,7 +74,8 @@ class ProcessExit(Fact):
             child killed by a signal: NVIDIA DIGITS' "error code -9") | ``go`` (a Go program's "signal: killed",
             ``os.ProcessState.String``) | ``ide`` (a JetBrains run console's "Process finished with exit code 139
             (interrupted by signal 11: SIGSEGV)") | ``kaldi`` (Kaldi's ``run.pl``/``queue.pl``/``slurm.pl``: "job failed,
-            log is in X", no code)) or the process's own signal handler
+            log is in X", no code) | ``kernel`` (the kernel's fault report in dmesg: "python[1234]: segfault at 0 ip ...",
+            "traps: python[1234] trap invalid opcode ip:...")) or the process's own signal handler
             (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` | ``paddle`` | ``dataloader_worker``: torch's
             DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV handler, which libraries built on it
             install when imported) or a debugger (``gdb``), or ``allocator`` (a heap check that aborts the process:
@@ -374,6 +375,27 @@ class SharedGpu(Fact):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RanksOnOneDevice(Fact):
+    """Several processes each found a tensor on a device other than their own, the same device every time: PyTorch's
+    device check ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:2!",
+    ``aten/src/ATen/TensorIterator.cpp`` / ``native/TensorCompare``, raised by the operator that mixed them) printed with
+    one device in common and a different second device on each line (``reason.OneDeviceForAll``). Each data-parallel rank
+    keeps its data on its own GPU; all of them also reaching the same one means the ranks' device was not set from
+    their local rank (the model or a buffer left on ``cuda:0``; a launcher that does not export ``LOCAL_RANK``, as
+    MMDetection's MPI launcher before open-mmlab/mmengine#212: open-mmlab/mmdetection#8940). One such line alone is a
+    single process's mix-up and states nothing here.
+
+    Attributes:
+        device: the device every line names ("cuda:0").
+        others: the other devices, in the order first seen ("cuda:1, cuda:2, cuda:3").
+    """
+
+    KIND: ClassVar[str] = "ranks_on_one_device"
+    device: str
+    others: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class P2PSlowerThanCopy(Fact):
     """CUDA's ``p2pBandwidthLatencyTest`` sample measured a GPU pair slower with peer-to-peer enabled than with it
     disabled (``reason.P2PBandwidth``): with P2P off the sample copies through host memory, so a working P2P path is at
@@ -480,6 +502,7 @@ KINDS: dict[str, type[Fact]] = {
         CuMemMismatch,
         CollTraceMismatch,
         SharedGpu,
+        RanksOnOneDevice,
         P2PSlowerThanCopy,
         RunFinished,
         VersionWarning,

@@ -34,6 +34,7 @@ from .kinds import (
     NumericHealth,
     P2PSlowerThanCopy,
     ProcessExit,
+    RanksOnOneDevice,
     SchedulerVerdict,
     SharedGpu,
     SignalFact,
@@ -551,6 +552,36 @@ class CommDevices:
         return [*facts, SharedGpu(event=ev, comm_id=m["id"], bus_id=m["bus"], ranks=f"{first}, {m['rank']}")]
 
 
+# PyTorch's device check: "found at least two devices, cuda:0 and cuda:1!" (also "cuda:1 and cpu!")
+_TWO_DEVICES = lazy(r"found at least two devices, (?P<a>[a-z]+(?::\d+)?) and (?P<b>[a-z]+(?::\d+)?)!")
+ONE_DEVICE_MIN_LINES = 2  # lines, each pairing the common device with another one
+
+
+@dataclass
+class OneDeviceForAll:
+    """PyTorch's "found at least two devices, A and B!" lines of one job (``RanksOnOneDevice``): a fact the first time
+    ``ONE_DEVICE_MIN_LINES`` of them share one device and pair it with different second devices. Only CUDA devices
+    with an index count (a CPU tensor beside a GPU one is a single process's own mix-up)."""
+
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    reported: bool = False
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts``, plus a ``RanksOnOneDevice`` when ``ev``'s device pair completes the picture."""
+        if self.reported or "found at least two devices" not in ev.text:
+            return facts
+        for m in _TWO_DEVICES.finditer(ev.text):
+            pair = (m["a"], m["b"])
+            if all(d.startswith("cuda:") for d in pair) and pair not in self.pairs:
+                self.pairs.append(pair)
+        for common in {d for p in self.pairs for d in p}:
+            others = [p[1] if p[0] == common else p[0] for p in self.pairs if common in p]
+            if len(others) >= ONE_DEVICE_MIN_LINES and len(set(others)) == len(others):
+                self.reported = True
+                return [*facts, RanksOnOneDevice(event=ev, device=common, others=", ".join(others))]
+        return facts
+
+
 @dataclass
 class SameSignalExits:
     """The pids the job has seen end by each signal, to count on each ``ProcessExit`` how many distinct processes
@@ -724,7 +755,8 @@ class FactStream:
     CUDA's bandwidth test, ``P2PBandwidth``; two processes' different calls under one opCount of NCCL's COLL trace,
     ``CollTrace``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``;
     the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``; Horovod's stall inspector
-    listing ranks that submitted different collectives, ``StallReport``)."""
+    listing ranks that submitted different collectives, ``StallReport``; ranks' tensors all found on one device,
+    ``OneDeviceForAll``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
@@ -733,6 +765,7 @@ class FactStream:
     p2p: P2PBandwidth = field(default_factory=P2PBandwidth)
     colls: CollTrace = field(default_factory=CollTrace)
     devices: CommDevices = field(default_factory=CommDevices)
+    one_device: OneDeviceForAll = field(default_factory=OneDeviceForAll)
     last_error: NcclLastError = field(default_factory=NcclLastError)
     traces: NcclTraces = field(default_factory=NcclTraces)
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
@@ -742,6 +775,7 @@ class FactStream:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
         facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, facts)))
+        facts = self.one_device.see(ev, facts)
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)

@@ -55,6 +55,16 @@ SIGNAL_WORDS: dict[str, str] = {
     "Quit": "SIGQUIT",
     "Trace/breakpoint trap": "SIGTRAP",
 }
+# The x86 kernel's trap names in its fault report ("traps: python[434569] trap invalid opcode ip:..."; ``arch/x86/kernel/
+# traps.c``: ``DEFINE_IDTENTRY`` handlers call ``do_error_trap(..., "invalid opcode", X86_TRAP_UD, SIGILL, ...)``,
+# "divide error" SIGFPE, "int3" SIGTRAP, "stack segment" SIGBUS, "bounds" SIGSEGV).
+KERNEL_TRAPS: dict[str, str] = {
+    "invalid opcode": "SIGILL",
+    "divide error": "SIGFPE",
+    "int3": "SIGTRAP",
+    "stack segment": "SIGBUS",
+    "bounds": "SIGSEGV",
+}
 # The same words in the locales bash most often runs under in public logs: bash prints ``strsignal()``, which glibc
 # translates (``po/zh_CN.po``, ``po/de.po``: "Killed" -> "已杀死" / "Getötet", "Segmentation fault" -> "段错误" /
 # "Speicherzugriffsfehler", "Aborted" -> "已放弃" / "Abgebrochen", "Bus error" -> "总线错误"), and its own "(core dumped)"
