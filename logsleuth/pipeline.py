@@ -35,6 +35,7 @@ from .hang import decide as decide_hang
 from .interrupted import interrupted_while_waiting
 from .jobfiles import error_file_event, error_files, infer
 from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
+from .nccl_carried_on import NcclWarnsCarriedOn
 from .numeric_tail import NumericTail, loss_exploded
 from .parse import parse
 from .parse.decoration import undecorate
@@ -103,6 +104,7 @@ class JobState:
     stream: FactStream = field(default_factory=FactStream)  # facts that take earlier events to know
     numbers: NumericTail = field(default_factory=NumericTail)  # did the loss end finite after any NaN/Inf
     memory: MemoryTrend = field(default_factory=MemoryTrend)  # memory sizes still growing when a process went quiet
+    nccl_warns: NcclWarnsCarriedOn = field(default_factory=NcclWarnsCarriedOn)  # WARNs a process went on after
 
 
 @dataclass
@@ -162,6 +164,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.facts.extend(facts[: max(0, MAX_FACTS - len(state.facts))])
         state.numbers.add(ev, facts, counter, shape)  # the progress line parsed once for both
         state.memory.add(ev, shape)
+        state.nccl_warns.see(ev)
         found = match_event(ev, facts)
         kept = bool(facts)
         if found:
@@ -180,6 +183,8 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             if not found and len(state.unexplained) < MAX_UNEXPLAINED:
                 state.unexplained.append(ev)
                 kept = True
+                if not ev.is_error and ev.source == "nccl":
+                    state.nccl_warns.warned(ev)
         elif facts and not found and len(state.unexplained) < MAX_UNEXPLAINED and any(map(_failed_exit, facts)):
             # a launcher or runner reporting a failed process at info level (Kaldi's "run.pl: job failed, log is in
             # X"): not a healthy log, even when no rule says why it failed
@@ -491,6 +496,7 @@ def collect(
         r: dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
         for r, p in state.progress.ranks.items()
     }
+    carried_on = state.nccl_warns.carried_on()  # NCCL WARNs their process went on from: not unexplained failures
     # Flight Recorder dumps next to the logs or given as files (raises InputError for a dump it refuses to read)
     flight = flight_from_paths([p for p in given if p != "-"], state.world_size)
     return JobEvidence(
@@ -498,7 +504,7 @@ def collect(
         facts=tuple(state.facts),
         context_hits=frozenset(state.context_hits),
         last_lines=MappingProxyType(dict(state.last_lines)),
-        unexplained=tuple(state.unexplained),
+        unexplained=tuple(e for e in state.unexplained if id(e) not in carried_on),
         notable=tuple(state.notable),
         tail=tuple(state.tail),
         versions=MappingProxyType(dict(state.versions)),

@@ -11,7 +11,10 @@ came up after torchao's warning, fixed by pinning torchao).
 A job whose log *ends* on such a warning (nothing after it but the warning's own lines, no training loop saying it
 finished) is read the same way, even with no failure printed: the job stopped, or was stopped, right where the
 library said it cannot load (unslothai/unsloth#8580: a service whose log ends on xFormers' "built for PyTorch 2.10.0
-(you have 2.11.0)" block).
+(you have 2.11.0)" block). Except when xFormers' block says the installed torch is the CPU build of the very release
+it was built for ("PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cpu)"): then only its CUDA kernels are missing,
+which a job on the CPU never calls, and a job that needs the GPU fails later on torch's own "not compiled with CUDA"
+check, not at this warning (baichuan-inc/Baichuan2#248: the team answered that the warning has no effect).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact
 from .factlayer.kinds import RunFinished, VersionWarning
+from .lazy_regex import lazy
 from .types import Diagnosis, Fix, Match
 
 if TYPE_CHECKING:
@@ -29,6 +33,20 @@ RULE_ID = "version-warned-before-failure"
 CONFIDENCE = 0.6
 # a warning this close to its file's last line ends the log: xFormers' block is its header and 6 more lines
 ENDS_WITHIN_LINES = 8
+# xFormers' block, the line after its header (``xformers/_cpp_lib.py``): the torch it was built for and the one installed
+_XFORMERS_BUILT_FOR = lazy(r"PyTorch (?P<want>\d[\w.]*)\+\w+ with CUDA \d+ \(you have (?P<have>\d[\w.]*)\+cpu\)")
+
+
+def _cpu_build_of_same_release(w: VersionWarning, evidence: JobEvidence) -> bool:
+    """Whether ``w`` is xFormers saying the installed torch is the CPU build of the release it was built for."""
+    if w.library != "xformers":
+        return False
+    for ev in evidence.tail:
+        if ev.path == w.event.path and w.event.line < ev.line <= w.event.line + 2:
+            m = _XFORMERS_BUILT_FOR.search(ev.text)
+            if m is not None:
+                return m["want"] == m["have"]
+    return False
 
 
 def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
@@ -42,7 +60,8 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
             return diag
 
         def counts(w: VersionWarning) -> bool:
-            return evidence.last_lines.get(w.event.path, w.event.line) - w.event.line < ENDS_WITHIN_LINES
+            ends = evidence.last_lines.get(w.event.path, w.event.line) - w.event.line < ENDS_WITHIN_LINES
+            return ends and not _cpu_build_of_same_release(w, evidence)
 
         then = "and the log ends there: nothing ran after it."
         title = "A library warned that its installed versions do not fit, and the log ends there"

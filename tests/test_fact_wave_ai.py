@@ -92,3 +92,43 @@ def test_an_infinite_perplexity_is_a_non_finite_loss() -> None:
 def test_open_mpi_dialling_the_docker_bridge_is_the_wrong_interface() -> None:
     d = analyze([str(CORPUS / "gh-horovod-horovod-310" / "mpirun_docker.log")], model=False)
     assert d.root_cause == "nccl_network_config" and "172.17.0.1" in d.message
+
+
+_FASTSOCKET = CORPUS / "gh-google-nccl-fastsocket-4" / "fastsocket_2node.log"
+
+
+def test_nccl_warns_a_process_carried_on_from_are_not_a_failure(tmp_path) -> None:
+    # google/nccl-fastsocket#4: the plugin WARNs, then the same processes print "Connected after 1000 retries."
+    assert analyze([str(_FASTSOCKET)], model=False).verdict == "no_failure"
+    # the same log cut after its WARNs: nothing shows the processes went on, so the WARNs stay unexplained
+    cut = tmp_path / "cut.log"
+    cut.write_text("".join(_FASTSOCKET.read_text().splitlines(keepends=True)[:5]))
+    assert analyze([str(cut)], model=False).root_cause == "unknown"
+
+
+def test_a_warn_followed_by_its_return_code_trace_is_a_failed_call() -> None:
+    from logsleuth.nccl_carried_on import NcclWarnsCarriedOn
+
+    # NVIDIA/nccl-tests#252 (node-b's WARN and its NCCLCHECK trace), then INFO lines of the same process
+    text = (
+        "node-b:25146:25854 [0] ib_plugin.c:1105 NCCL WARN NET/IB : Got completion from peer 10.0.9.1<49189> with "
+        "error 4, opcode 5327, len 5327, vendor err 81 (Send)\n"
+        "node-b:25146:25854 [0] NCCL INFO transport/net.cc:1137 -> 6\n"
+        "node-b:25146:25854 [0] NCCL INFO proxy.cc:698 -> 6\n"
+        "node-b:25146:25854 [0] NCCL INFO proxy.cc:878 -> 6 [Progress Thread]\n"
+    )
+    track = NcclWarnsCarriedOn()
+    events = list(parse_text(text))
+    track.warned(events[0])
+    for ev in events[1:]:
+        track.see(ev)
+    assert track.carried_on() == frozenset()
+
+
+def test_a_log_ending_on_xformers_wanting_the_cuda_build_of_the_installed_release_is_not_a_failure() -> None:
+    # baichuan-inc/Baichuan2#248: "built for PyTorch 2.1.0+cu121 ... (you have 2.1.0+cpu)", harmless per the team
+    d = analyze([str(CORPUS / "gh-baichuan-inc-Baichuan2-248" / "chat.log")], model=False)
+    assert d.verdict == "no_failure"
+    # unslothai/unsloth#8580: built for 2.10.0, 2.11.0 installed - another release, the extension cannot load
+    d = analyze([str(CORPUS / "gh-unslothai-unsloth-8580" / "studio.log")], model=False)
+    assert d.root_cause == "library_version_mismatch"
