@@ -89,9 +89,22 @@ def test_an_infinite_perplexity_is_a_non_finite_loss() -> None:
     assert not [f for f in _facts("INFO: perplexity = 12.31 ; loss = 2.51") if isinstance(f, NumericHealth)]
 
 
-def test_open_mpi_dialling_the_docker_bridge_is_the_wrong_interface() -> None:
-    d = analyze([str(CORPUS / "gh-horovod-horovod-310" / "mpirun_docker.log")], model=False)
-    assert d.root_cause == "nccl_network_config" and "172.17.0.1" in d.message
+def test_open_mpi_dialling_the_docker_bridge_is_the_wrong_interface(tmp_path) -> None:
+    log = CORPUS / "gh-horovod-horovod-310" / "mpirun_docker.log"
+    d = analyze([str(log)], model=False)
+    assert d.root_cause == "nccl_network_config"
+    # its second line alone: Open MPI's connect() to the docker0 bridge address
+    one = tmp_path / "one.log"
+    one.write_text(log.read_text().splitlines()[1] + "\n")
+    d = analyze([str(one)], model=False)
+    assert (d.root_cause, d.rule_id) == ("nccl_network_config", "connect-to-non-routable-address")
+    assert "172.17.0.1" in d.message
+
+
+def test_open_mpi_meeting_a_peer_at_an_unpublished_address_is_the_wrong_interface() -> None:
+    # horovod/horovod#209: btl_base_verbose's "Match incoming connection ... failed", the job then hung
+    d = analyze([str(CORPUS / "gh-horovod-horovod-209" / "btl-tcp.log")], model=False)
+    assert (d.root_cause, d.rule_id) == ("nccl_network_config", "openmpi-tcp-peer-address-mismatch")
 
 
 _FASTSOCKET = CORPUS / "gh-google-nccl-fastsocket-4" / "fastsocket_2node.log"
