@@ -35,7 +35,10 @@ _TROUBLE = re.compile(r"Traceback|Error|Exception|FAILED|Failure|[Tt]imeout|time
                       r"|Killed|Aborted|(?:^|[\]\s:])\[?[WEF]\d{4} |[Ss]ignal|exitcode"
                       r"|\b(?i:nan|inf)\b"  # a NaN/Inf loss is a failure (training_divergence), not noise
                       # a C++ abort, Ray's C++ W/E/F levels, a dead actor, a traceback frame printed without header
-                      r"|terminate called|[WEF] \d+ \d+\]|\bdied\b|File \"[^\"]+\", line \d+")
+                      r"|terminate called|[WEF] \d+ \d+\]|\bdied\b|File \"[^\"]+\", line \d+"
+                      # NCCL's return-code trace ("NCCL INFO init.cc:1234 -> 3", NCCLCHECK in src/include/checks.h):
+                      # printed only when a call failed, whatever the result code
+                      r"|\.(?:cc|cu|h|c|cpp):\d+ -> \d")
 # numbers are randomised; times and glog/NCCL headers keep their shape so that they still parse
 _NUMBERS = re.compile(r"(\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?|\d\d:\d\d:\d\d(?:[.,]\d+)?"
                       r"|\b[IWEF]\d{4}\b|\d\d-\d\d(?= \d\d:))|(?<![\w.])(\d+)(?![\w])")
