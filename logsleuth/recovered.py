@@ -98,6 +98,67 @@ def _who(rp: RankProgress) -> str:
     return "the job's progress lines (they name no rank)" if rp.rank == UNRANKED else f"rank {rp.rank}"
 
 
+WENT_ON_RULE_ID = "went-on-after-exception"
+# progress lines every printing rank must print after a caught exception, going forward: more than the one or two a
+# rank can print before its next collective blocks on a peer that died
+MIN_STEPS_WENT_ON = 5
+
+
+def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when its first failure is a Python exception the job went on from without
+    a restart: the training loop caught it (an optional plotting import, a side upload), printed the traceback
+    (``traceback.print_exc``, ``logger.exception``) and carried on. Such a traceback starts at the frame that caught
+    it; one that starts at the script's ``<module>`` frame is the interpreter's report of an uncaught exception, which
+    ended its process (``sys.excepthook``), whatever another process printed after it (a sweep's second job failing
+    on the first one's port while the first trains on): no such traceback may be in the job. Every rank that prints progress printed at least
+    ``MIN_STEPS_WENT_ON`` progress lines after it, each at a counter above everything it printed before (no restart:
+    that is ``resumed_after_failure``), and no rule match, unexplained error or failure fact comes after the first of
+    them. In a data-parallel job a rank whose exception ended it stops every peer at the next collective, so the others
+    cannot print that many steps. Else ``diag`` unchanged."""
+    first = diag.first_failure
+    if diag.verdict != "failure" or first is None or first.source != "python":
+        return diag
+    if not any(isinstance(f, ExceptionFact) and f.event is first for f in evidence.facts):
+        return diag
+    frames = first.params.get("frames") or []
+    if not frames or any(
+        (f.event.params.get("frames") or [{}])[0].get("func") == "<module>"
+        for f in evidence.facts
+        if isinstance(f, ExceptionFact)
+    ):
+        # a traceback from a script's top frame is the interpreter's report of an uncaught exception: some process
+        # ended (mp.spawn's parent re-raising its child's error is one), whichever exception came first
+        return diag
+    printing = [rp for rp in evidence.progress.values() if rp.lines] or [
+        rp for rp in evidence.unranked_progress if rp.lines
+    ]
+    if not printing:
+        return diag
+    t_first = evidence.time_of(first) or first.time
+    went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
+    for rp in printing:
+        after = [p for p in rp.recent if _after(p, first.path, first.end_line, t_first)]
+        before = [p[3] for p in rp.recent if not _after(p, first.path, first.end_line, t_first)]
+        steps = [p[3] for p in after]
+        if len(after) < MIN_STEPS_WENT_ON or any(b >= a for b, a in zip(steps, steps[1:])):
+            return diag
+        if before and steps[0] <= max(before):
+            return diag  # went back: a restart, read by ``resumed_after_failure``
+        went.append((rp, after[0], steps[-1]))
+    if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in _failures(evidence)):
+        return diag
+    how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, _p, top in sorted(went, key=lambda w: w[0].rank)[:4])
+    message = (
+        f"The job went on after the exception at {first.path}:{first.line} ({diag.title or diag.root_cause}): {how}, "
+        "with no restart and nothing failing after it: the exception was caught and reported, not fatal."
+    )
+    fix = Fix(
+        summary="Nothing to fix for the run itself; the caught exception is listed as a symptom (a feature it "
+        "served, such as a plot or an upload, did not run)."
+    )
+    return healthy_by_fact(diag, rule_id=WENT_ON_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
 RETRY_RULE_ID = "retried-after-failure"
 # who retried, by ``WorkRetried.by``
 _RETRIED_BY = {

@@ -195,3 +195,13 @@ XID: dict[int, tuple[str, bool]] = {
     150: ("NVLink MSE error", True),
     154: ("GPU recovery action changed (the driver asks for a GPU reset, node reboot or drain)", True),
 }
+
+# ROCm's legacy ``hipError_t`` numbers (HIP before 3.x, ``include/hip/hip_runtime_api.h``: "hipErrorMemoryAllocation =
+# 1002", "hipErrorInitializationError = 1003", "hipErrorLaunchFailure = 1004"), which TensorFlow's ROCm stream executor
+# prints as the number alone ("failed to allocate 7.35G (7889485824 bytes) from device: hipError_t(1002)",
+# ``tensorflow/stream_executor/rocm/rocm_driver.cc``; ROCm/tensorflow-upstream#82) -> the runtime's name for it.
+HIP_LEGACY_ERRORS: dict[int, str] = {
+    1002: "cudaErrorMemoryAllocation",
+    1003: "cudaErrorInitializationError",
+    1004: "cudaErrorLaunchFailure",
+}

@@ -316,8 +316,11 @@ _RM_STATUS = lazy(r"\[(?P<st>NV_ERR_[A-Z_]+)\]")
 _FALLEN = lazy(r"(?i:GPU has fallen off the bus)|fallen off the bus")
 _ECC = lazy(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
 _AER = lazy(r"AER: (?P<kind>Uncorrected|Corrected|Multiple Uncorrected)? ?\(?(?P<sev>Fatal|Non-Fatal)?\)? ?error")
+# NVML's error strings as nvidia-smi prints them for one GPU (``nvmlErrorString``: NVML_ERROR_UNKNOWN "Unknown Error",
+# NVML_ERROR_GPU_IS_LOST "GPU is lost", which nvidia-smi follows with "Reboot the system to recover this GPU";
+# JosephKJ/OWOD#81: a GPU lost mid-training, the maintainer's reading a driver/node problem)
 _SMI = lazy(
-    r"Unable to determine the device handle for GPU[\w:. ]*: Unknown Error|"
+    r"Unable to determine the device handle for GPU[\w:. ]*: (?:Unknown Error|GPU is lost)|"
     r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
 )
 # the NVIDIA user-space driver (libcuda/libnvidia-ml) and the loaded kernel module are different versions (a driver
@@ -352,6 +355,8 @@ _CUDA_NAME = lazy(r"\b(?P<name>cudaError[A-Z]\w+)\b")
 # the driver API's ``CUresult`` names (``cuda.h``), as Triton, CuPy and XLA print them; only those ``tables.CU_RESULTS``
 # maps to a runtime error are read
 _CU_RESULT = lazy(r"\b(?P<name>CUDA_ERROR_[A-Z_]+)\b")
+# ROCm's legacy ``hipError_t`` printed as its number (``tables.HIP_LEGACY_ERRORS``)
+_HIP_CODE = lazy(r"\bhipError_t\((?P<code>\d{4})\)")
 # CUDA's device-side ``assert()`` prints, from each failing thread, "<file>:<line>: <function>: block: [x,y,z], thread:
 # [x,y,z] Assertion `<expr>` failed." (older builds leave out the function: PyTorch's THC kernels), before the launch
 # fails with cudaErrorAssert (710, "device-side assert triggered"); PyTorch's kernels assert on out-of-range indices
@@ -643,6 +648,9 @@ GATE_WORDS: tuple[str, ...] = (
     "malloc(): ",
     "Attempt to free invalid pointer",
     "pointer being freed was not allocated",
+    # nvidia-smi's NVML error for a lost GPU (``_SMI``), ROCm's legacy error number (``_HIP_CODE``)
+    "GPU is lost",
+    "hipError_t(",
 )
 # cheap gate: no fact can come from an event whose text has none of these (plain substring tests: the ``regex``
 # alternation this replaced cost ~65 us per event, this costs a few). Beside ``GATE_WORDS``, broader words whose lines
@@ -1253,6 +1261,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         or "cuda error" in text
         or "HIP error" in text
         or "cuda runtime error" in text
+        or "hipError_t(" in text
     ):
         found = None
         if any(w in text for w in _CUDA_ERR_MARKS):
@@ -1262,6 +1271,8 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
             name = name_m["name"] if name_m else ""
             if not name and "CUDA_ERROR_" in text and (cu := _CU_RESULT.search(text)):
                 name = tables.CU_RESULTS.get(cu["name"], "")
+            if not name and "hipError_t(" in text and (hip := _HIP_CODE.search(text)):
+                name = tables.HIP_LEGACY_ERRORS.get(int(hip["code"]), "")
             found = CUDA_ERROR_BY_NAME.get(name)
             if found is None and name:
                 out.append(CudaError(event=ev, name=name))
@@ -1286,7 +1297,7 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
     if ("mismatch" in text) and _DRIVER_MISMATCH.search(text):
         meaning = "the NVIDIA user-space driver and the kernel module are different versions"
         out.append(GpuHardware(event=ev, what="driver_mismatch", meaning=meaning, hardware=False))
-    if ("Unknown Error" in text or "NVIDIA-SMI" in text) and _SMI.search(text):
+    if ("Unknown Error" in text or "NVIDIA-SMI" in text or "GPU is lost" in text) and _SMI.search(text):
         out.append(GpuHardware(event=ev, what="nvidia_smi_error", meaning="nvidia-smi cannot reach the GPU/driver"))
 
 

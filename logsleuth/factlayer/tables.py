@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 # NCCL (source file -> subsystem, WARN templates, ncclResult_t) and CUDA/Xid tables live in their own modules;
 # the names are re-exported here for the extractors and older imports.
-from .cuda_tables import CU_RESULTS, CUDA_ERRORS, XID, CudaErrorEntry  # noqa: F401
+from .cuda_tables import CU_RESULTS, CUDA_ERRORS, HIP_LEGACY_ERRORS, XID, CudaErrorEntry  # noqa: F401
 from .nccl_source import (  # noqa: F401
     NCCL_RESULTS,
     NCCL_SUBSYSTEMS,
@@ -316,6 +316,12 @@ MOVED_KEYWORDS: dict[tuple[str, str], str] = {
 # any GPUs on the driver node", vllm-project/vllm#3190).
 MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"^\d+ requested and \d+ written$", "disk_full"),
+    # TensorFlow's file layer maps errno to its status codes (``tensorflow/core/platform/posix/error.cc``, later
+    # ``tsl/platform/errors.cc``, ``ErrnoToCode``: ENOSPC and EDQUOT -> RESOURCE_EXHAUSTED), so a failed checkpoint
+    # write says "Resource exhausted: <path>" with no errno; its checkpoint writer words the failure "Error writing
+    # (tmp) checkpoint file: <path>: Resource exhausted: <path>" (``tensorflow/core/util/tensor_slice_writer.cc``;
+    # mozilla/DeepSpeech#374: checkpoints under a small home directory)
+    (r"Error writing (?:\(tmp\) )?checkpoint file: \S+: Resource exhausted: ", "disk_full"),
     # an import that failed inside another exception's message: Ray's ``RaySystemError`` when a worker cannot
     # unpickle an argument or a class whose module it cannot import ("System error: No module named 'policy'",
     # ``python/ray/_private/serialization.py``; ray-project/ray#27015, verl-project/verl#4482), and libraries that
@@ -435,6 +441,11 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # "FlashAttention only supports Ampere GPUs or newer."): the installed build does not fit the hardware, like
     # CUDA's "no kernel image is available for execution on the device"
     (r"only supports (?:Turing|Ampere|Ada|Hopper|Blackwell|sm\d+)\w* GPUs or newer", "environment"),
+    # Ray's driver/worker start-up check against the cluster it joins (``python/ray/_private/utils.py``
+    # ``check_version_info``, called from ``ray.init`` -> ``Node.check_version_info``): "Version mismatch: The cluster
+    # was started with:\n    Ray: 2.60.0\n    Python: 3.11.7\nThis process on node ... was started with: ..." - the
+    # driver's environment runs another Ray or Python than the cluster's
+    (r"Version mismatch: The cluster was started with", "environment"),
     (r"larger than the maximum number of tokens that can be stored in KV cache", "cuda_oom"),
     (r"KV cache is needed, which is larger than the available KV cache memory", "cuda_oom"),
     (r"is less than desired GPU memory utilization", "cuda_oom"),
