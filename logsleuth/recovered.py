@@ -110,7 +110,8 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     (``traceback.print_exc``, ``logger.exception``) and carried on. Such a traceback starts at the frame that caught
     it; one that starts at the script's ``<module>`` frame is the interpreter's report of an uncaught exception, which
     ended its process (``sys.excepthook``), whatever another process printed after it (a sweep's second job failing
-    on the first one's port while the first trains on): no such traceback may be in the job. Every rank that prints progress printed at least
+    on the first one's port while the first trains on): no such traceback may be in the job. The rank that raised must
+    be one of those that went on (an exception naming no rank, only where no progress line names one). Every rank that prints progress printed at least
     ``MIN_STEPS_WENT_ON`` progress lines after it, each at a counter above everything it printed before (no restart:
     that is ``resumed_after_failure``), and no rule match, unexplained error or failure fact comes after the first of
     them. In a data-parallel job a rank whose exception ended it stops every peer at the next collective, so the others
@@ -129,9 +130,13 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
         # a traceback from a script's top frame is the interpreter's report of an uncaught exception: some process
         # ended (mp.spawn's parent re-raising its child's error is one), whichever exception came first
         return diag
-    printing = [rp for rp in evidence.progress.values() if rp.lines] or [
-        rp for rp in evidence.unranked_progress if rp.lines
-    ]
+    ranked = [rp for rp in evidence.progress.values() if rp.lines]
+    if first.rank is not None:
+        if not any(rp.rank == first.rank for rp in ranked):
+            return diag  # the rank that raised printed no progress: nothing shows that it went on
+    elif ranked:
+        return diag  # ranks print their progress, the exception names none: whose process went on is unknown
+    printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
     t_first = evidence.time_of(first) or first.time
