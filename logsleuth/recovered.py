@@ -110,12 +110,12 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     (``traceback.print_exc``, ``logger.exception``) and carried on. Such a traceback starts at the frame that caught
     it; one that starts at the script's ``<module>`` frame is the interpreter's report of an uncaught exception, which
     ended its process (``sys.excepthook``), whatever another process printed after it (a sweep's second job failing
-    on the first one's port while the first trains on): no such traceback may be in the job. The rank that raised must
-    be one of those that went on (an exception naming no rank, only where no progress line names one). Every rank that prints progress printed at least
-    ``MIN_STEPS_WENT_ON`` progress lines after it, each at a counter above everything it printed before (no restart:
-    that is ``resumed_after_failure``), and no rule match, unexplained error or failure fact comes after the first of
-    them. In a data-parallel job a rank whose exception ended it stops every peer at the next collective, so the others
-    cannot print that many steps. Else ``diag`` unchanged."""
+    on the first one's port while the first trains on): no such traceback may be in the job. Every rank that prints
+    progress printed at least ``MIN_STEPS_WENT_ON`` progress lines after it, each at a counter above everything it
+    printed before (no restart: that is ``resumed_after_failure``), the rank that raised among them (an exception
+    naming no rank only where no progress line names one), and no rule match, unexplained error or failure fact comes
+    after the first of them. In a data-parallel job a rank whose exception ended it stops every peer at the next
+    collective, so the others cannot print that many steps. Else ``diag`` unchanged."""
     first = diag.first_failure
     if diag.verdict != "failure" or first is None or first.source != "python":
         return diag
