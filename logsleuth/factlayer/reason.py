@@ -574,7 +574,7 @@ class OneDeviceForAll:
             pair = (m["a"], m["b"])
             if all(d.startswith("cuda:") for d in pair) and pair not in self.pairs:
                 self.pairs.append(pair)
-        for common in {d for p in self.pairs for d in p}:
+        for common in sorted({d for p in self.pairs for d in p}):
             others = [p[1] if p[0] == common else p[0] for p in self.pairs if common in p]
             if len(others) >= ONE_DEVICE_MIN_LINES and len(set(others)) == len(others):
                 self.reported = True
