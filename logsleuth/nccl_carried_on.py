@@ -3,7 +3,7 @@
 NCCL has no ERROR level (``src/debug.cc``): it WARNs both when a call fails and when something it can live with went
 wrong (a net plugin's CPU-affinity lookup, a connect retried until it succeeded). A failing call passes its result up
 through ``NCCLCHECK`` (``src/include/checks.h``), which at ``NCCL_DEBUG=INFO`` prints one return-code trace line per
-frame ("NCCL INFO transport/net.cc:871 -> 2", ``extract._NCCL_TRACE``) right after the WARN, and the framework then
+frame ("NCCL INFO transport/net.cc:871 -> 2", ``extract.NCCL_RETURN_TRACE``) right after the WARN, and the framework then
 raises. A process that WARNed and went on printing ordinary INFO lines, with no return-code trace and no error of its
 own, carried on: google/nccl-fastsocket#4, FastSocket's "Maximum retry reached for accept 3." followed by the same
 thread's "NET/FastSocket : Connected after 1000 retries." in a job that ran.
@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .lazy_regex import lazy
+from .factlayer.extract import NCCL_RETURN_TRACE
 from .types import Event
 
 # INFO lines after the WARN, from the same process, that show it carried on
 CARRIED_ON_MIN_LINES = 2
-# NCCLCHECK's trace of a failed call's result (``ncclResult_t`` 1-7), as ``extract._NCCL_TRACE`` reads it
-_TRACE = lazy(r"INFO [\w/.-]+\.(?:cc|c|h|cu|cpp):\d+ -> [1-7]\b")
 
 Key = tuple[str, str | None, int | None]
 
@@ -48,7 +46,7 @@ class NcclWarnsCarriedOn:
         key = self._key(ev)
         if key is None or key not in self.warns or key in self.failed:
             return
-        if ev.is_error or (" -> " in ev.text and _TRACE.search(ev.text)):
+        if ev.is_error or (" -> " in ev.text and NCCL_RETURN_TRACE.search(ev.text)):
             self.failed.add(key)
         elif ev.source == "nccl" and ev.level == "info":
             self.after[key] = self.after.get(key, 0) + 1

@@ -661,7 +661,7 @@ _CS_WORDS = (
     "???",
     "NCCL WARN",
     ".cc:",
-    # the other source extensions NCCL's return-code trace names (``_NCCL_TRACE``: include/*.h, *.cu builds, plugins)
+    # the other source extensions NCCL's return-code trace names (``NCCL_RETURN_TRACE``: include/*.h, *.cu builds, plugins)
     ".h:",
     ".cu:",
     ".c:",
@@ -1210,10 +1210,11 @@ def _cumem(text: str, ev: Event, out: list[Fact]) -> None:
 # (``src/include/checks.h``: ``INFO(NCCL_ALL, "%s:%d -> %d", __FILE__, __LINE__, res)``; NCCL >= 2.19 appends
 # " (%s)"), innermost first. With NCCL_DEBUG=INFO and no WARN in the paste (NVIDIA/nccl#1000: "misc/socket.cc:567 -> 2",
 # then "bootstrap.cc:270 -> 2"), the first line's file says which subsystem failed and the number which ncclResult_t.
-# Only ncclUnhandledCudaError (1) and ncclSystemError (2) are read: an internal error (3) is most often a peer's bad
-# data, a remote error (6) a peer that exited (the WARN before it says so).
+# Any failed result (``ncclResult_t`` 1-7) is a failed call (``nccl_carried_on``), but only ncclUnhandledCudaError (1)
+# and ncclSystemError (2) are read as a fact: an internal error (3) is most often a peer's bad data, a remote error (6)
+# a peer that exited (the WARN before it says so).
 # (NCCL <= 2.3: "host:13:42 [3] INFO bootstrap.cu:45 -> 2 [Net]", without the word NCCL)
-_NCCL_TRACE = lazy(r"(?:NCCL |\] )INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) -> (?P<res>[12])\b")
+NCCL_RETURN_TRACE = lazy(r"(?:NCCL |\] )INFO (?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) -> (?P<res>[1-7])\b")
 _RESULT_BY_NUMBER = {code: name for name, (code, _, _) in tables.NCCL_RESULTS.items()}
 
 
@@ -1225,7 +1226,11 @@ def cuda_error(ev: Event, entry: tables.CudaErrorEntry) -> CudaError:
 
 
 def _device(ev: Event, text: str, out: list[Fact]) -> None:
-    if " -> " in text and "INFO" in text and (m := _NCCL_TRACE.search(text)):
+    if (
+        " -> " in text
+        and "INFO" in text
+        and (m := next((t for t in NCCL_RETURN_TRACE.finditer(text) if t["res"] in ("1", "2")), None))
+    ):
         out.append(
             NcclWarning(
                 event=ev,
