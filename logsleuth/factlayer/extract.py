@@ -143,6 +143,12 @@ _SHELL = lazy(
 # (core dumped)  python train.py"; a paste may keep only "14957 segmentation fault (core dumped)  python train.py"
 # (clinplayer/Point2Skeleton#6). zsh pads the word to a column, so two spaces always precede the command.
 _ZSH = lazy(r"(?m)^(?:zsh: |[ \t]*(?:\[\d+\] *[+-]? +)?\d+ )(?P<word>[a-zA-Z][a-zA-Z -]*?)(?: \(core dumped\))?  +\S")
+# fish's job summary (``share/functions/fish_job_summary.fish``): "fish: Job 1, 'python main.py' terminated by signal
+# SIGKILL (Forced quit)", and for one process of a pipeline "fish: Process 4021, 'python' from job 1, 'python
+# train.py | tee log' terminated by signal SIGSEGV (Address boundary error)" (Lightricks/ComfyUI-LTXVideo#254)
+_FISH = lazy(
+    r"fish: (?:Process (?P<pid>\d+), '[^'\n]*' from job \d+|Job \d+), '.*' terminated by signal (?P<name>SIG[A-Z]+)"
+)
 # Go's ``os.ProcessState.String`` for a child that died by a signal (``tables.GO_SIGNAL_WORDS``): "signal: killed",
 # "signal: segmentation fault (core dumped)", inside whatever the Go program says around it
 _GO_SIGNAL = lazy(r"\bsignal: (?P<word>" + "|".join(tables.GO_SIGNAL_WORDS) + r")(?: \(core dumped\))?(?![\w-])")
@@ -380,12 +386,19 @@ _ESCALATE = lazy(
 # process failed: "Terminating process 3692 via signal SIGTERM", then "Unable to shutdown process 3692 via SIGTERM ,
 # forcefully exiting via SIGKILL" (``_ESCALATE``)
 _SPAWN_TERMINATE = lazy(r"Terminating process (?P<pid>\d+) via signal (?P<name>SIG[A-Z]+)")
-# A rank's own handler saying it received SIGTERM, sender unknown: Lightning's SignalConnector
-# (``trainer/connectors/signal_connector.py`` ``_sigterm_notifier_fn``: "[rank: 0] Received SIGTERM: 15") or a
-# trainer's own handler ("[rank0] train: received SIGTERM at step 659", "rank 0: received SIGTERM, will checkpoint and
-# exit after this step"). After a launcher announced SIGTERM to the job's workers (``reason.sibling_terminations``) it
-# is that launcher's signal; otherwise it came from outside.
-_RANK_GOT_SIGTERM = lazy(r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?\b[Rr]eceived SIGTERM\b")
+# A rank's own handler saying it received SIGTERM, sender unknown (rule ``rank-received-sigterm`` reads this fact; the
+# wording lives here only): Lightning's SignalConnector (``trainer/connectors/signal_connector.py``
+# ``_sigterm_notifier_fn``: "[rank: 0] Received SIGTERM: 15") or a trainer's own ``signal.signal`` handler ("[rank0]
+# train: received SIGTERM at step 659", "rank 0: received SIGTERM, will checkpoint and exit after this step", "[rank 0]
+# SIGTERM received: saving a checkpoint", "[rank 1] received signal 15, stopping after this step": the handler printing
+# its ``signum``). The rank tag keeps out Ray's raylet/GCS "received SIGTERM" at a normal shutdown. "caught SIGTERM" is
+# left out: launchers' sibling SIGTERMs that no launcher line announces are often printed that way. After a launcher
+# announced SIGTERM to the job's workers (``reason.sibling_terminations``) it is that launcher's signal; otherwise it
+# came from outside.
+_RANK_GOT_SIGTERM = lazy(
+    r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?"
+    r"\b(?:[Rr]eceived (?:signal )?SIGTERM|[Rr]eceived signal 15(?![\d.])|SIGTERM received)\b"
+)
 # Torque/PBS's MOM when it kills a job over a requested limit (``src/resmom/mom_main.c``, ``job_over_limit``/
 # ``kill_job``: "=>> PBS: job killed: walltime 259217 exceeded limit 259200", also "mem 2148532kb exceeded limit
 # 2097152kb"; biocore/qiime#1048); LSF's exit reasons in the job report (``TERM_RUNLIMIT: job killed after reaching LSF
@@ -978,6 +991,10 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         and m["word"] in tables.ZSH_SIGNAL_WORDS
     ):
         _exit(ev, out, None, "shell", signal=tables.ZSH_SIGNAL_WORDS[m["word"]], detail=f"zsh: {m['word']}")
+    if "fish: " in text and not out and (m := _FISH.search(text)):
+        _exit(
+            ev, out, None, "shell", signal=m["name"], detail="fish", proc=plausible.pid(m["pid"]) if m["pid"] else None
+        )
     if "signal: " in text and not out and (m := _GO_SIGNAL.search(text)):
         _exit(ev, out, None, "go", signal=tables.GO_SIGNAL_WORDS[m["word"]], detail=f"signal: {m['word']}")
     if "failed, log is in" in text and not out and (m := _KALDI_FAILED.search(text)):
@@ -1368,7 +1385,12 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(
             SignalFact(event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target)
         )
-    if "eceived SIGTERM" in text and "ank" in text and _RANK_GOT_SIGTERM.search(text):
+    if (
+        ("SIGTERM" in text or "signal 15" in text)
+        and "ank" in text
+        and "eceived" in text
+        and _RANK_GOT_SIGTERM.search(text)
+    ):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))
