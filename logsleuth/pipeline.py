@@ -46,7 +46,7 @@ from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .recovered import resumed_after_failure, retried_after_failure, went_on_after_exception
 from .rules.engine import RuleSet, load_rules
-from .rules.linegate import GateView
+from .rules.linegate import GateView, tail_lines
 from .shape_memo import line_shape
 from .shutdown_hang import hung_after_finish, job_end, teardown_after_success
 from .taxonomy import title as taxonomy_title
@@ -437,12 +437,13 @@ def collect(
     seen = GateView(state.context_hits, state.versions, lambda: len(state.notable) < MAX_NOTABLE)
     file_index: dict[str, int] = {}
     skipped: list[dict[str, Any]] = []
+    tail = tail_lines(len(files))  # each file's always-parsed last lines, out of the job's budget
     for path in files:
         file_index.setdefault(path, len(file_index))
         f = facts[path]
         seen.comm_ranks.clear()  # a file's path may name its rank: NCCL's communicator ranks are per file
         try:
-            lines = undecorate(iter_lines(path, read_stats, lgate, seen))
+            lines = undecorate(iter_lines(path, read_stats, lgate, seen, tail))
             # NCCL's COLL trace calls are read before parsing (``CollTrace.skim``): most of a traced log, one fact
             consume(parse(state.stream.colls.skim(lines), path, f), rules, state)
         except SizeLimitError:

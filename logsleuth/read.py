@@ -498,14 +498,20 @@ def _iter_raw(stream: BinaryIO, stats: ReadStats, where: list[int]) -> Iterator[
 
 
 def _iter_gated(
-    stream: BinaryIO, stats: ReadStats, where: list[int], gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any
+    stream: BinaryIO,
+    stats: ReadStats,
+    where: list[int],
+    gate: LineGate,
+    compiled: tuple[Any, Any, Any],
+    seen: Any,
+    tail: int,
 ) -> Iterator[tuple[int, bytes]]:
     """The lines ``gate`` keeps, in order, as ``(line_number, raw bytes)``; reads whole blocks.
 
-    Decisions lag ``gate.tail`` lines behind the read position, so that the file's last lines can be kept and a
+    Decisions lag ``tail`` lines behind the read position, so that the file's last ``tail`` lines can be kept and a
     match can still keep the lines before it.
     """
-    before, lag = gate.before, max(gate.tail, gate.before)
+    before, lag = gate.before, max(tail, gate.before)
     held: list[bytes] = []  # undecided lines, the first being line number held_first
     held_first = 1
     keep: set[int] = set()
@@ -570,12 +576,12 @@ def _iter_gated(
         where[0] = held_first + len(held) - 1
         if eof or len(held) > lag:
             n = len(held) if eof else len(held) - lag
-            yield from _decide(held, held_first, n, keep, gate.tail if eof else 0, stats)
+            yield from _decide(held, held_first, n, keep, tail if eof else 0, stats)
             end = held_first + n
             keep = {k for k in keep if k >= end}
             del held[:n]
             held_first = end
-    yield from _decide(held, held_first, len(held), keep, gate.tail, stats)
+    yield from _decide(held, held_first, len(held), keep, tail, stats)
 
 
 def _hit_lines(search: Any, region: bytes, base: int) -> Iterator[tuple[int, int, int]]:
@@ -681,7 +687,7 @@ def _decide(
 
 
 def iter_lines(
-    path: str, stats: ReadStats | None = None, gate: LineGate | None = None, seen: Any = ()
+    path: str, stats: ReadStats | None = None, gate: LineGate | None = None, seen: Any = (), tail: int | None = None
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for one file or ``"-"`` (stdin), line numbers 1-based.
 
@@ -691,6 +697,7 @@ def iter_lines(
         gate: when given (and RE2 is installed), yield only the lines it keeps (with their true line numbers);
             the others are counted in ``stats.lines`` and ``stats.skipped_lines`` and never decoded.
         seen: passed to ``gate.confirm`` (the pipeline passes the job's live set of context hits).
+        tail: with ``gate``, how many of the file's last lines are always kept (default ``gate.tail``).
 
     A truncated or corrupt compressed stream, or a read error mid-file, ends the lines at the fault: the lines before
     it are yielded and ``stats.damaged`` gets ``{"path", "line", "error"}`` (``line``: the last line read).
@@ -713,7 +720,7 @@ def iter_lines(
             for line_no, raw in _iter_raw(stream, stats, where):
                 yield line_no, clean_line(raw)
         else:
-            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen):  # type: ignore[arg-type]  # compiled implies gate
+            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen, tail or gate.tail):  # type: ignore[union-attr,arg-type]  # compiled implies gate
                 yield line_no, clean_line(raw)
         fault = dec.fault if dec is not None else None
     except SizeLimitError as exc:

@@ -64,3 +64,27 @@ def test_context_lines_are_parsed_until_the_job_has_seen_them(tmp_path, rules) -
 
     if native.available():
         assert fast.stats["skipped_lines"] > 40000
+
+
+def test_a_job_of_many_files_shares_its_always_parsed_tail(tmp_path, rules) -> None:
+    # 64 per-rank files of a torchrun --log-dir tree: each keeps its last lines out of one budget, at least
+    # GATE_TAIL_MIN_LINES, and the failure deep in one rank's file is still found by its own match
+    from logsleuth.rules.linegate import GATE_TAIL_LINES, GATE_TAIL_MIN_LINES, tail_lines
+
+    assert tail_lines(1) == tail_lines(8) == GATE_TAIL_LINES and tail_lines(64) == GATE_TAIL_MIN_LINES
+    steps = "".join(f"[rank{{r}}] step {i} loss 0.{i % 97:02d}\n" for i in range(1000))
+    crash = ('Traceback (most recent call last):\n  File "/home/user/train.py", line 9, in step\n'
+             "IndexError: list index out of range\n")
+    for r in range(64):
+        d = tmp_path / str(r)
+        d.mkdir()
+        (d / "stdout.log").write_text(steps.replace("{r}", str(r)) + (crash + steps[:300] if r == 17 else ""))
+    fast = analyze([str(tmp_path)], rules=rules, model=False)
+    full = analyze([str(tmp_path)], rules=rules, model=False, gate=False)
+    assert fast.root_cause == full.root_cause == "worker_exception"
+    assert fast.first_failure.path.endswith("17/stdout.log") and fast.first_failure.line == 1001
+    # every rank was seen, and its last progress step read, as without the gate
+    assert fast.ranks["seen"] == full.ranks["seen"] and len(fast.ranks["seen"]) == 64
+    last = lambda d: {r: {k: v for k, v in p.items() if k != "lines"} for r, p in d.ranks["progress"].items()}  # noqa: E731
+    assert last(fast) == last(full)
+    assert fast.stats["skipped_lines"] > 64 * (1000 - GATE_TAIL_MIN_LINES) - 1000

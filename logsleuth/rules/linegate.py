@@ -39,6 +39,20 @@ if TYPE_CHECKING:
     from .engine import RuleSet
 
 GATE_TAIL_LINES = 400  # every file's last lines are always parsed: how a log ends tells hangs (``tail_lines`` rules)
+# A job of many files (a torchrun ``--log-dir`` tree, per-rank Slurm files) shares a budget of always-parsed last
+# lines, each file keeping at least GATE_TAIL_MIN_LINES: 64 ranks' last 400 lines were most of such a job's parsing,
+# and a rank's last 100 lines still hold its last progress steps, its end and the traceback before it (a matched
+# line keeps its own block wherever it is).
+GATE_TAIL_JOB_LINES = 3200
+GATE_TAIL_MIN_LINES = 100
+
+
+def tail_lines(n_files: int) -> int:
+    """Lines always parsed at the end of each of a job's ``n_files`` files: ``GATE_TAIL_LINES`` for up to eight
+    files, then an even share of ``GATE_TAIL_JOB_LINES``, never below ``GATE_TAIL_MIN_LINES``."""
+    return max(GATE_TAIL_MIN_LINES, min(GATE_TAIL_LINES, GATE_TAIL_JOB_LINES // max(1, n_files)))
+
+
 GATE_BLOCK_LINES = 300  # lines kept after a traceback/summary start
 
 _NAMED = re.compile(r"\(\?P<\w+>")
