@@ -46,3 +46,23 @@ def test_a_ranks_handler_printing_signal_15_is_sigterm_from_outside() -> None:
         "job_preempted",
         "rank-received-sigterm",
     )
+
+
+def test_enospc_naming_no_file_in_a_job_that_writes_under_dev_shm_is_shared_memory(tmp_path: Path) -> None:
+    # a real run here (corpus/generators/waveak_b): np.save into a render cache under a 64 MB /dev/shm
+    assert _answer("run-waveak-b-mpspawn-tasnet-render-cache-container/job.log") == (
+        "shm_exhausted",
+        "enospc-job-writes-under-dev-shm",
+    )
+    # the set-up line 50,000 lines before the failure still counts (a context line the reader's gate keeps)
+    noise = "".join(f"[rank0] step {i} loss 0.{i % 97:02d}\n" for i in range(50000))
+    error = 'Traceback (most recent call last):\n  File "/home/user/train.py", line 9, in step\n' + (
+        "OSError: [Errno 28] No space left on device\n"
+    )
+    p = tmp_path / "job.log"
+    p.write_text("args: train --cache-dir /dev/shm/cache\n" + noise + error)
+    d = analyze([str(p)], model=False)
+    assert (d.root_cause, d.rule_id) == ("shm_exhausted", "enospc-job-writes-under-dev-shm")
+    # the same failure in a job that never said it writes under /dev/shm stays a full disk
+    p.write_text("args: train --cache-dir /data/cache\n" + noise + error)
+    assert analyze([str(p)], model=False).root_cause == "disk_full"
