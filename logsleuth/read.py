@@ -720,7 +720,8 @@ def iter_lines(
             for line_no, raw in _iter_raw(stream, stats, where):
                 yield line_no, clean_line(raw)
         else:
-            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen, tail or gate.tail):  # type: ignore[union-attr,arg-type]  # compiled implies gate
+            last = gate.tail if tail is None else tail  # type: ignore[union-attr]  # compiled implies gate
+            for line_no, raw in _iter_gated(stream, stats, where, gate, compiled, seen, last):  # type: ignore[arg-type]  # compiled implies gate
                 yield line_no, clean_line(raw)
         fault = dec.fault if dec is not None else None
     except SizeLimitError as exc:

@@ -54,10 +54,7 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     resumed: list[tuple[RankProgress, Point, tuple[int, int, int] | None, tuple[int, int, int]]] = []
     restarted = _elastic_restarted(evidence)
     for rp in printing:
-        after: list[Point] = []
-        before: list[Point] = []
-        for p in rp.recent:
-            (after if _after(p, first.path, first.end_line, t_first) else before).append(p)
+        before, after = _split(rp, first, t_first)
         if len(after) < MIN_STEPS_AFTER:
             return diag
         top_before = max((p[3] for p in before), default=None)
@@ -142,12 +139,11 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     t_first = evidence.time_of(first) or first.time
     went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
     for rp in printing:
-        after = [p for p in rp.recent if _after(p, first.path, first.end_line, t_first)]
-        before = [p[3] for p in rp.recent if not _after(p, first.path, first.end_line, t_first)]
+        before, after = _split(rp, first, t_first)
         steps = [p[3] for p in after]
         if len(after) < MIN_STEPS_WENT_ON or any(b >= a for b, a in zip(steps, steps[1:])):
             return diag
-        if before and steps[0] <= max(before):
+        if before and steps[0] <= max(p[3] for p in before):
             return diag  # went back: a restart, read by ``resumed_after_failure``
         went.append((rp, after[0], steps[-1]))
     if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in _failures(evidence)):
@@ -224,6 +220,15 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         "store connection timeout."
     )
     return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _split(rp: RankProgress, first: Event, t_first: datetime | None) -> tuple[list[Point], list[Point]]:
+    """``rp``'s recent progress points ``(before, after)`` the failure event ``first`` (printed at ``t_first``)."""
+    before: list[Point] = []
+    after: list[Point] = []
+    for p in rp.recent:
+        (after if _after(p, first.path, first.end_line, t_first) else before).append(p)
+    return before, after
 
 
 def _elastic_restarted(evidence: JobEvidence) -> bool:
