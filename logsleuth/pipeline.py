@@ -435,6 +435,9 @@ def collect(
     rules.begin_job()
     lgate = line_gate(rules) if gate else None
     seen = GateView(state.context_hits, state.versions, lambda: len(state.notable) < MAX_NOTABLE)
+    colls = state.stream.colls
+    if lgate is not None:
+        seen.colls = colls  # the gate reads NCCL's COLL trace calls on its raw blocks (``CollTrace.tap``)
     file_index: dict[str, int] = {}
     skipped: list[dict[str, Any]] = []
     tail = tail_lines(len(files))  # each file's always-parsed last lines, out of the job's budget
@@ -444,8 +447,9 @@ def collect(
         seen.comm_ranks.clear()  # a file's path may name its rank: NCCL's communicator ranks are per file
         try:
             lines = undecorate(iter_lines(path, read_stats, lgate, seen, tail))
-            # NCCL's COLL trace calls are read before parsing (``CollTrace.skim``): most of a traced log, one fact
-            consume(parse(state.stream.colls.skim(lines), path, f), rules, state)
+            # NCCL's COLL trace calls are read before parsing (``CollTrace.tap``, ``.skim``): most of a traced log, one
+            # fact
+            consume(parse(colls.tapped_only(lines) if lgate is not None else colls.skim(lines), path, f), rules, state)
         except SizeLimitError:
             raise
         except InputError as exc:

@@ -88,3 +88,52 @@ def test_a_job_of_many_files_shares_its_always_parsed_tail(tmp_path, rules) -> N
     last = lambda d: {r: {k: v for k, v in p.items() if k != "lines"} for r, p in d.ranks["progress"].items()}  # noqa: E731
     assert last(fast) == last(full)
     assert fast.stats["skipped_lines"] > 64 * (1000 - GATE_TAIL_MIN_LINES) - 1000
+
+
+def _coll(pid: int, dev: int, op: str, oc: int, count: int) -> str:
+    # NCCL's COLL trace format (``src/enqueue.cc``, as in tests/test_fact_wave_t.py), values chosen for the test
+    return (f"node-1:{pid}:{pid} [{dev}] NCCL INFO {op}: opCount {oc:x} sendbuff 0x7f5dd32b2100 recvbuff "
+            f"0x7f5dd32b2100 count {count} datatype 7 op 0 root 0 comm 0x55aa0{dev} [nranks=2] stream 0x55bef0208bd0\n")
+
+
+def test_a_coll_trace_is_read_on_the_raw_blocks_and_its_disagreement_still_found(tmp_path, rules) -> None:
+    # 60,000 calls over several read blocks; the one disagreeing opCount lies deep before the always-parsed tail
+    init = "".join(f"node-1:{100 + d}:{100 + d} [{d}] NCCL INFO ncclCommInitRankConfig comm 0x55aa0{d} rank {d} "
+                   f"nranks 2 cudaDev {d} nvmlDev {d} busId {d}a000 commId 0x9a3c8f1d2e4b5a60 - Init COMPLETE\n"
+                   for d in (0, 1))
+    calls = []
+    for oc in range(30000):
+        bad = oc == 20000
+        calls += [_coll(100, 0, "AllReduce", oc, 4096), _coll(101, 1, "Broadcast" if bad else "AllReduce", oc, 4096)]
+    p = tmp_path / "job.log"
+    p.write_text(init + "".join(calls))
+    fast = analyze([str(p)], rules=rules, model=False)
+    full = analyze([str(p)], rules=rules, model=False, gate=False)
+    assert fast.root_cause == full.root_cause == "collective_mismatch"
+    assert (fast.rule_id, fast.first_failure.line) == (full.rule_id, full.first_failure.line)
+    assert fast.first_failure.line == 2 + 2 * 20000 + 2  # process 101's call under opCount 20000
+    # the calls were read by the gate, not parsed (the always-parsed tail's calls neither)
+    assert fast.stats["events"] < 10 and fast.stats["skipped_lines"] > 59000
+
+
+def test_alternatives_split_at_the_top_level_only() -> None:
+    from logsleuth.rules.linegate import alternatives
+
+    assert alternatives(r"a|b(c|d)|e") == ["a", "b(c|d)", "e"]
+    assert alternatives(r"[|]x|\|y|[]|]z") == ["[|]x", r"\|y", "[]|]z"]
+    assert alternatives(r"(?i)a|b") == [r"(?i)a|b"]  # a global flag belongs to every alternative
+    assert alternatives(r"x") == ["x"]
+
+
+def test_a_once_pattern_is_reported_at_its_first_match_per_scan() -> None:
+    from logsleuth.rules import native
+
+    if not native.available():
+        pytest.skip("hyperscan is not installed")
+    db, always = native.compile_database([r"NCCL INFO", r"step \d+", r"lookahead(?=x)"], multi=True, once=[0, 2],
+                                         use_cache=False)
+    seen: list[int] = []
+    db.scan(b"a NCCL INFO step 1\nb NCCL INFO step 2\nlookaheadx lookaheadx\n",
+            match_event_handler=lambda pid, _s, _e, _f, _c: seen.append(pid))
+    assert seen.count(0) == 1 and seen.count(1) == 2
+    assert seen.count(2) == 2 and 2 not in always  # taken only in prefilter mode (a superset): every match reported

@@ -45,8 +45,7 @@ GATE: tuple[str, ...] = (
     # CUDA p2pBandwidthLatencyTest matrices (``reason.P2PBandwidth``): titles, and rows "  0 673.20  13.15 ..."
     r"P2P=(?:Enabled|Disabled)",
     r"\d[ \t]+\d+\.\d+[ \t]+\d+\.\d+",
-    # NCCL's COLL trace calls and communicator Init lines (``reason.CollTrace``)
-    r": opCount [0-9a-f]+ sendbuff",
+    # NCCL's communicator Init lines (``reason.CollTrace``; its COLL trace calls are read by ``CollTrace.tap``)
     r"commId 0x",
     r"via P2P/(?:CUMEM|MNNVL|IPC)",
     r"fallen off",

@@ -10,6 +10,7 @@ innermost frames are the signal handler and libc, so the first frame in another 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from .. import plausible
 from ..lazy_regex import lazy
+from ..read import clean_line
 from ..types import Event
 from . import tables
 from .extract import CAUSE_SPLIT, cuda_error, facts_of, nccl_last_error, nccl_result
@@ -375,6 +377,22 @@ COLL_MISMATCHES_WITHOUT_ID = 2  # opCounts that must disagree when only nranks s
 
 # The same call with NCCL's own line prefix ("host:pid:tid [cudaDev] NCCL INFO"), read from the raw line (``skim``)
 _COLL_LINE = lazy(r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO " + _COLL_CALL.pattern[2:])
+# the reader's gate kept every line holding this before ``tap`` read them (``facts.GATE``): a call ``_COLL_LINE`` does
+# not take is kept by it still, for ``see``
+_COLL_GATE = re.compile(rb": opCount [0-9a-f]+ sendbuff")
+_PLAIN_LINE = re.compile(rb"[^\x80-\xff\r\x1b\x00]*\Z")  # ASCII that ``read.clean_line`` leaves as it is
+
+
+def _finds(block: bytes, word: bytes) -> list[int]:
+    """Offsets of every ``word`` in ``block``."""
+    out: list[int] = []
+    pos = block.find(word)
+    while pos >= 0:
+        out.append(pos)
+        pos = block.find(word, pos + len(word))
+    return out
+
+
 _INIT_LINE = lazy(r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] NCCL INFO .*?" + _COMM_INIT.pattern[2:])
 
 
@@ -391,8 +409,9 @@ class CollTrace:
     process logging one opCount of one comm twice with different calls, or one comm pointer with two sizes (a comm
     destroyed and another created at its address) - says nothing for that group from then on.
 
-    A COLL trace can be most of a log (a line per call per rank), so ``skim`` reads those lines before they are
-    parsed and passes on only the one that disagrees (``see`` then states the fact on its event)."""
+    A COLL trace can be most of a log (a line per call per rank), so those lines are read before they are parsed and
+    only the one that disagrees is passed on (``see`` then states the fact on its event): by ``tap`` on the reader's
+    raw blocks when the reader's gate runs (``read.iter_lines`` with ``GateView.colls`` set), else by ``skim``."""
 
     ids: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)  # (process, comm) -> id, rank, n
     sizes: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (process, nranks) -> comm pointers
@@ -403,6 +422,7 @@ class CollTrace:
     members: dict[str, set[str]] = field(default_factory=dict)  # group -> processes seen in it
     unusable: set[str] = field(default_factory=set)  # groups reported, or whose trace is not one sequence
     pending: dict[int, tuple[str, str, str, str, str, str]] = field(default_factory=dict)  # line -> mismatch fields
+    tapped: dict[str, tuple[str, str, str, str, str, str]] = field(default_factory=dict)  # line text -> the same
 
     def skim(self, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         """``lines`` (``(line_number, text)``, one file's) without the COLL trace calls that carry NCCL's prefix, which
@@ -410,19 +430,61 @@ class CollTrace:
         passed."""
         self.pending.clear()  # keyed by line number: one file's at a time
         for n, text in lines:
-            if ": opCount " in text:
-                m = _COLL_LINE.search(text)
-                if m is not None:
-                    who = f"{m['host']}:{m['pid']} [{m['dev']}]"
-                    found = self._call(who, m)
-                    if found is None:
-                        continue
-                    self.pending[n] = found
-            elif "commId 0x" in text:
-                i = _INIT_LINE.search(text)
-                if i is not None:
-                    self.ids[(f"{i['host']}:{i['pid']} [{i['dev']}]", i["comm"])] = (i["id"], i["rank"], i["n"])
-            yield n, text
+            passed, found = self._read(text)
+            if found is not None:
+                self.pending[n] = found
+            if passed:
+                yield n, text
+
+    def tapped_only(self, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        """``lines`` as the reader's gate kept them after ``tap`` read every line: without the COLL trace calls with
+        NCCL's prefix that it kept for other reasons (a file's always-parsed last lines), which ``tap`` has read, but
+        with the ones that disagree."""
+        for n, text in lines:
+            if ": opCount " not in text or text in self.tapped or _COLL_LINE.search(text) is None:
+                yield n, text
+
+    def tap(self, block: bytes) -> list[int]:
+        """Read the COLL trace calls and Init lines of ``block`` (raw lines joined by ``\n``, in file order) as
+        ``skim`` reads them; the offsets (one inside each line) of the lines still to parse: a call that disagrees
+        (its fields kept for ``see`` under the line's text) and a call without NCCL's prefix (``see`` reads it). The
+        reader's gate keeps the Init lines by their own words."""
+        at = _finds(block, b": opCount ")
+        if not at:
+            return []
+        inits = _finds(block, b"commId 0x")
+        if inits:
+            at = sorted(at + inits)
+        keep: list[int] = []
+        line_end = -1
+        for pos in at:
+            if pos <= line_end:
+                continue  # the line of the previous hit
+            line_start = block.rfind(b"\n", 0, pos) + 1
+            line_end = block.find(b"\n", pos)
+            if line_end < 0:
+                line_end = len(block)
+            line = block[line_start:line_end]
+            text = line.decode("ascii") if _PLAIN_LINE.match(line) else clean_line(line)
+            passed, found = self._read(text)
+            if found is not None:
+                self.tapped[text] = found
+            if passed and (found is not None or _COLL_GATE.search(line)):
+                keep.append(line_start + 1)
+        return keep
+
+    def _read(self, text: str) -> tuple[bool, tuple[str, str, str, str, str, str] | None]:
+        """Read one line: ``(pass it on to be parsed, the mismatch's fields when it is a call that disagrees)``."""
+        if ": opCount " in text:
+            m = _COLL_LINE.search(text)
+            if m is not None:
+                found = self._call(f"{m['host']}:{m['pid']} [{m['dev']}]", m)
+                return found is not None, found
+        elif "commId 0x" in text:
+            i = _INIT_LINE.search(text)
+            if i is not None:
+                self.ids[(f"{i['host']}:{i['pid']} [{i['dev']}]", i["comm"])] = (i["id"], i["rank"], i["n"])
+        return True, None
 
     def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
         """``facts``, plus a ``CollTraceMismatch`` when ``ev`` is a COLL trace call that disagrees with another
@@ -435,6 +497,8 @@ class CollTrace:
                     self.ids[(self._who(ev), m["comm"])] = (m["id"], m["rank"], m["n"])
             return facts
         found = self.pending.pop(ev.line, None)
+        if found is None and self.tapped:
+            found = self.tapped.pop(text, None)
         if found is None:
             m = _COLL_CALL.search(text)
             found = None if m is None else self._call(self._who(ev), m)

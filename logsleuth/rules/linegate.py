@@ -101,6 +101,44 @@ def relax(pattern: str) -> str:
     return "".join(out)
 
 
+_GLOBAL_FLAGS = re.compile(r"\(\?[a-zA-Z]+\)")
+
+
+def alternatives(pattern: str) -> list[str]:
+    """``pattern``'s top-level alternatives (``a|b(c|d)|e`` -> ``a``, ``b(c|d)``, ``e``); ``[pattern]`` when it has
+    one, or a global inline flag (``(?i)``) that applies to every alternative."""
+    if "|" not in pattern or _GLOBAL_FLAGS.search(pattern):
+        return [pattern]
+    out: list[str] = []
+    i, n, depth, start = 0, len(pattern), 0, 0
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":  # a leading ] is a literal
+                i += 1
+            continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    out.append(pattern[start:])
+    return out
+
+
 def _literal_re(f: tuple[frozenset[str], bool] | None) -> str | None:
     """An RE2 alternation of a pattern's literal factors ``f`` (``prefilter.required_literals``), or None."""
     if f is None:
@@ -130,6 +168,7 @@ def build(rules: RuleSet) -> LineGate | None:
     checked: list[str] = []
     # per checked pattern: its index in rules.context_patterns, a version's name, or None (a rule pattern)
     context_of: list[int | str | None] = []
+    exact: list[bool] = []  # per checked pattern: not relaxed (Hyperscan matches the very lines Python's regex does)
     use_native = native.available()
     # ``regex`` allows a group name twice; ``re``'s parser (which derives the factors) does not
     factors = required_literals_many([_NAMED.sub("(", p) for p in patterns])
@@ -138,17 +177,27 @@ def build(rules: RuleSet) -> LineGate | None:
         if lit is None:
             return None
         if use_native and not _CROSSES_LINES.search(p) and p.isascii():
-            check.append(lit)
-            checked.append(relax(p))
-            if i >= n_rule_ctx:  # a version pattern: once the job has that version, its lines need no parsing
-                context_of.append(VERSION_PATTERNS[i - n_rule_ctx][0])
-            else:
-                context_of.append(i - ctx_base if 0 <= i - ctx_base < n_ctx else None)
-        else:
-            keep.append(lit)
+            parts = [(p, lit)]
+            if i >= ctx_base and relax(p) != p:
+                # a relaxed context pattern is judged alternative by alternative, so that its exact ones are reported
+                # once per block (``_block_checker``): the lines it keeps are the same
+                alts = alternatives(_NAMED.sub("(", p))
+                alt_lits = [_literal_re(f) for f in required_literals_many(alts)] if len(alts) > 1 else []
+                if alt_lits and all(a is not None for a in alt_lits):
+                    parts = list(zip(alts, alt_lits))  # type: ignore[arg-type]  # checked: no None
+            for part, part_lit in parts:
+                check.append(part_lit)
+                checked.append(relax(part))
+                exact.append(checked[-1] == part)
+                if i >= n_rule_ctx:  # a version pattern: once the job has that version, its lines need no parsing
+                    context_of.append(VERSION_PATTERNS[i - n_rule_ctx][0])
+                else:
+                    context_of.append(i - ctx_base if 0 <= i - ctx_base < n_ctx else None)
+            continue
+        keep.append(lit)
     check_block: Callable[[bytes, Any], tuple[list[int], list[int]]] | None = None
     if checked:
-        check_block, undecided = _block_checker(checked, context_of, check)
+        check_block, undecided = _block_checker(checked, context_of, check, exact)
         if check_block is None:  # hyperscan failed to build: the literals decide, as before
             keep += check
             check = []
@@ -166,7 +215,7 @@ def build(rules: RuleSet) -> LineGate | None:
         tail=GATE_TAIL_LINES,
         check_patterns=check,
         check_block=check_block,
-        tap=_tap_world_size,
+        tap=_tap,
         capped_patterns=parse_gate.WARNING_WORDS,
         capped_wanted=_notable_wanted,
         fold_patterns=parse_gate.FOLDED_WORDS,
@@ -190,7 +239,7 @@ class GateView:
     line must be parsed (it is more than an info line on its own), at most ``MAX_FOLDED``.
     """
 
-    __slots__ = ("context_hits", "versions", "world_size", "comm_ranks", "notable_room", "folded")
+    __slots__ = ("context_hits", "versions", "world_size", "comm_ranks", "notable_room", "folded", "colls")
 
     def __init__(
         self,
@@ -204,6 +253,7 @@ class GateView:
         self.comm_ranks: set[bytes] = set()
         self.notable_room = notable_room
         self.folded: dict[bytes, bool] = {}
+        self.colls: Any = None  # the job's ``factlayer.reason.CollTrace``: NCCL's COLL trace is read on the raw blocks
 
     def __contains__(self, key: object) -> bool:
         return key in self.versions if isinstance(key, str) else key in self.context_hits
@@ -251,6 +301,21 @@ _PLAIN = re.compile(rb"[^\x80-\xff\r\x1b\x00]*\Z")
 
 MAX_COMM_RANKS = 1 << 16
 _NRANKS_GROUP = 2  # ``\bnranks (\d+)``'s group in ``_WORLD_BLOCK``
+
+
+def _tap(block: bytes, seen: Any) -> list[int]:
+    """The lines of ``block`` that facts read on the raw block still want parsed: world sizes (``_tap_world_size``)
+    and NCCL's COLL trace (``CollTrace.tap``; without a ``GateView.colls`` every call line is parsed, as before)."""
+    keep = _tap_world_size(block, seen)
+    colls = seen.colls if isinstance(seen, GateView) else None
+    if colls is not None:
+        keep += colls.tap(block)
+    elif b": opCount " in block:
+        keep += [m.end() for m in _COLL_CALLS.finditer(block)]
+    return keep
+
+
+_COLL_CALLS = re.compile(rb": opCount [0-9a-f]+ sendbuff")  # the COLL trace calls ``CollTrace`` reads
 
 
 def _tap_world_size(block: bytes, seen: Any) -> list[int]:
@@ -394,6 +459,7 @@ def _block_checker(
     patterns: Sequence[str],
     context_of: Sequence[int | str | None],
     literals: Sequence[str],
+    exact: Sequence[bool] = (),
 ) -> tuple[Callable[[bytes, Any], tuple[list[int], list[int]]] | None, frozenset[int]]:
     """``(check_block, undecided)``: ``check_block(block, seen)`` scans a block of raw lines once (Hyperscan, every
     match end reported) and returns ``(ends, foreign)``: the ends of matches of a rule pattern, or of a context/version
@@ -402,10 +468,15 @@ def _block_checker(
     are ASCII, so the literals decide there); ``foreign`` (one offset in each other non-ASCII line, for the caller to
     search ``literals`` in) is only used when that last pattern is too big for Hyperscan. A pattern here never matches
     a newline (``_CROSSES_LINES``), so each match lies in the line it ends in.
-    ``undecided``: the indexes of the patterns it cannot judge (all, and ``check_block`` None: hyperscan failed)."""
+    ``undecided``: the indexes of the patterns it cannot judge (all, and ``check_block`` None: hyperscan failed).
+
+    A context or version pattern that is ``exact`` (not relaxed) is reported once per block, at its first match:
+    parsing that one line records it in the job, so its other lines in the block change nothing, and a pattern that
+    matches every line ("NCCL INFO") would otherwise cost one callback per line for the whole log."""
     literal_lines = _non_ascii_literal_lines(literals)
+    once = [i for i, c in enumerate(context_of) if c is not None and i < len(exact) and exact[i]]
     try:
-        db, always = native.compile_database([*patterns, *literal_lines, _NON_ASCII_LINE], multi=True)
+        db, always = native.compile_database([*patterns, *literal_lines, _NON_ASCII_LINE], multi=True, once=once)
     except Exception:  # noqa: BLE001 - a broken hyperscan install: no native check
         return None, frozenset(range(len(patterns)))
     foreign_id = len(patterns) + len(literal_lines)

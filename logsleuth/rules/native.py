@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,12 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def compile_database(
-    patterns: Sequence[str], *, multi: bool = False, use_cache: bool = True, exact: bool = False
+    patterns: Sequence[str],
+    *,
+    multi: bool = False,
+    use_cache: bool = True,
+    exact: bool = False,
+    once: Collection[int] = (),
 ) -> tuple[Any, frozenset[int]]:
     """``(database, always)``: a block-mode Hyperscan database of ``patterns`` (ids = their indexes) and the
     indexes it cannot decide (to be treated as matching everywhere).
@@ -62,6 +67,9 @@ def compile_database(
         multi: report every match end (``hits_in_block``) instead of one match per pattern.
         use_cache: read/write the compiled database under ``cache_dir()``.
         exact: a pattern Hyperscan refuses goes to ``always`` instead of being compiled in prefilter mode.
+        once: with ``multi``, indexes of patterns reported once per scan (``HS_FLAG_SINGLEMATCH``: the first match
+            only) when Hyperscan takes them as they are; one it takes only in prefilter mode (a superset, whose first
+            match may be a false one) is reported at every match end like the others.
 
     Raises:
         ImportError: hyperscan cannot be loaded (check ``available()`` first).
@@ -69,7 +77,15 @@ def compile_database(
     import hyperscan
 
     version = getattr(hyperscan, "__version__", "") or str(getattr(hyperscan, "HS_VERSION", ""))
-    key_parts = [FORMAT, version, multi, list(patterns), *(["exact"] if exact else [])]
+    single = frozenset(once) if multi else frozenset()
+    key_parts = [
+        FORMAT,
+        version,
+        multi,
+        list(patterns),
+        *(["exact"] if exact else []),
+        *([sorted(single)] if single else []),
+    ]
     key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()[:24]
     db_path = cache_dir() / f"hs-{key}.db"
     meta_path = cache_dir() / f"hs-{key}.json"
@@ -90,7 +106,10 @@ def compile_database(
         if not p.isascii():
             always.add(i)
             continue
-        for f in (base,) if exact else (base, base | hyperscan.HS_FLAG_PREFILTER):
+        tries = (base,) if exact else (base, base | hyperscan.HS_FLAG_PREFILTER)
+        if i in single:
+            tries = (hyperscan.HS_FLAG_SINGLEMATCH, *tries)
+        for f in tries:
             try:
                 hyperscan.Database().compile(expressions=[p.encode()], ids=[i], elements=1, flags=[f])
             except Exception:  # noqa: BLE001 - hyperscan.error: unsupported construct
