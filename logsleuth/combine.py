@@ -56,10 +56,17 @@ _VERSION_SPEC = re.compile(
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
 # exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure;
 # ``recovered.retried_after_failure``: Ray retried the failed work and the job went on;
-# ``recovered.went_on_after_exception``: the loop caught an exception and every rank went on), which a vote on the
+# ``recovered.went_on_after_exception``: the loop caught an exception and every rank went on;
+# ``recovered.went_on_after_errors``: error lines no rule explains, and every rank trained on past them), which a vote on the
 # job's lines does not overrule
 SUCCESS_FACTS = frozenset(
-    {"teardown-after-success", "resumed-after-failure", "retried-after-failure", "went-on-after-exception"}
+    {
+        "teardown-after-success",
+        "resumed-after-failure",
+        "retried-after-failure",
+        "went-on-after-exception",
+        "went-on-after-errors",
+    }
 )
 # failure verdicts read from facts about how the job ended that a vote on its lines does not overrule
 # (``interrupted.interrupted_while_waiting``: the user's Ctrl-C with nothing failed before it)

@@ -9,6 +9,7 @@ Layouts recognised (the path may tell rank/host/pid, never the diagnosis):
   (``ray/_private/log_monitor.py``): the pid.
 - ``rank<k>.log``, ``rank_<k>``, ``rank-<k>``, ``rank<k>.out``: the global rank.
 - Slurm ``%j-%t.out`` / ``%j_%t.out`` / ``%x-%j-%t.out`` (``srun --output``): the task id, which is the rank when one task runs per rank.
+- PaddlePaddle's launcher ``<log_dir>/workerlog.<n>``: the process's local rank on its node.
 - ``<host>.log`` under a directory of per-node logs is not guessed: host names come from the lines.
 - A directory holding two or more ``node<k>.log`` files (one launcher's output per node, as multi-node launch scripts
   ``tee`` them) is one job: the nodes' logs are read together. The node index is not taken as a rank.
@@ -38,6 +39,7 @@ _RANK_FILE = regex.compile(
 # a directory holding one of these files is a Ray session's log folder (``session_*/logs``)
 RAY_SESSION_MARKERS = ("raylet.out", "gcs_server.out")
 _ATTEMPT_DIR = regex.compile(r"attempt_\d+")
+_PADDLE_WORKER = regex.compile(r"(?:^|/)workerlog\.(?P<local_rank>\d+)(?:\.gz|\.zst)?$")
 # "node0.log", "node_1.out": one multi-node job's per-node launcher output
 _NODE_FILE = regex.compile(r"node[_-]?\d+\.(?:log|out|err|txt)(?:\.gz|\.zst)?", flags=regex.I)
 _SLURM_TASK = regex.compile(r"(?:^|/)(?:[\w.]+-)?(?P<job>\d+)[-_](?P<task>\d+)\.(?:out|err|log)$")
@@ -50,7 +52,7 @@ class PathFacts:
     rank: int | None = None
     local_rank: int | None = None
     pid: int | None = None
-    kind: str = "file"  # torchrun | ray | rank-file | slurm | file | stdin
+    kind: str = "file"  # torchrun | ray | rank-file | slurm | paddle | file | stdin
 
 
 def infer(path: str) -> PathFacts:
@@ -70,6 +72,9 @@ def infer(path: str) -> PathFacts:
     m = _SLURM_TASK.search(p)
     if m:
         return PathFacts(rank=plausible.rank(m["task"]), kind="slurm")
+    m = _PADDLE_WORKER.search(p)
+    if m:
+        return PathFacts(local_rank=plausible.rank(m["local_rank"]), kind="paddle")
     return PathFacts()
 
 

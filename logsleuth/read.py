@@ -136,8 +136,12 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     return out
 
 
-# rank0.log, worker-1.err.gz, and rotated logs (logrotate/RotatingFileHandler): train.log.1, stdout.log.2.gz
-_LOG_NAME = regex.compile(r"\.(?:log|out|err|txt)(?:\.\d{1,4})?(?:\.(?:gz|zst))?$", flags=regex.I)
+# rank0.log, worker-1.err.gz, and rotated logs (logrotate/RotatingFileHandler): train.log.1, stdout.log.2.gz; and
+# PaddlePaddle's launcher's per-process files, which have no suffix (``python -m paddle.distributed.launch``:
+# ``<log_dir>/workerlog.<local rank>``, ``paddle/distributed/launch/job/container.py``)
+_LOG_NAME = regex.compile(
+    r"\.(?:log|out|err|txt)(?:\.\d{1,4})?(?:\.(?:gz|zst))?$|^workerlog\.\d+(?:\.(?:gz|zst))?$", flags=regex.I
+)
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 

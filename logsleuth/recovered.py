@@ -13,6 +13,7 @@ progress decides nothing (it may be the one that was killed).
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -266,3 +267,55 @@ def _after(p: Point, path: str, line: int, t: datetime | None) -> bool:
         return p[1] > line
     both = one_clock(p[2], t)
     return both is not None and both[0] > both[1]
+
+
+ERRORS_RULE_ID = "went-on-after-errors"
+
+
+def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when it abstained only because of error lines no rule explains, and the job
+    went on after all of them: no rule matched and the job holds no failure fact (exception, failed or signalled
+    process exit, signal, scheduler verdict), and every stream that prints progress printed at least
+    ``MIN_STEPS_WENT_ON`` distinct progress counters after each such error, never going back and above everything it
+    printed before the error (no restart), the rank an error names among them. A library's error-level
+    line at start-up that its process survives (TensorFlow's "failed call to cuInit" on a host without a GPU, an
+    absl/glog ``E`` line about an optional plugin) then reads as what it was: the job trained on. Else ``diag``
+    unchanged (a process that stopped after its error leaves its peers blocked at the next collective: they cannot
+    print that many steps)."""
+    if diag.verdict != "unknown" or diag.method != "none" or not evidence.unexplained or evidence.matches:
+        return diag
+    failed = [f for f in evidence.facts if isinstance(f, _FAILED)]
+    if any(not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal) for f in failed):
+        return diag
+    last = max(evidence.unexplained, key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
+    ranked = [rp for rp in evidence.progress.values() if rp.lines]
+    printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
+    if not printing:
+        return diag
+    named = {e.rank for e in evidence.unexplained if e.rank is not None}
+    if ranked and not named <= {rp.rank for rp in ranked}:
+        return diag  # a rank that printed an error printed no progress: nothing shows that it went on
+    t_last = evidence.time_of(last) or last.time
+    went: list[tuple[RankProgress, tuple[int, int, int]]] = []
+    for rp in printing:
+        for e in evidence.unexplained:
+            before, after = _split(rp, e, evidence.time_of(e) or e.time)
+            steps = [p[3] for p in after]
+            # unranked lines interleave the processes' own (each prints step 10): a counter may repeat, not go back
+            if len(set(steps)) < MIN_STEPS_WENT_ON or any(b > a for b, a in zip(steps, steps[1:])):
+                return diag
+            if before and steps[0] <= max(p[3] for p in before):
+                return diag  # went back: a restart, not a job that went on
+        went.append((rp, max(p[3] for p in _split(rp, last, t_last)[1])))
+    how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, top in sorted(went, key=lambda w: w[0].rank)[:4])
+    n = len(evidence.unexplained)
+    message = (
+        f"{n} error line{'s' if n > 1 else ''} no rule explains (first at {evidence.unexplained[0].path}:"
+        f"{evidence.unexplained[0].line}), and the job went on after them: {how}, with no failure anywhere in the job."
+    )
+    fix = Fix(
+        summary="Nothing to fix for the run itself; the error lines are listed as symptoms (a feature they name, such "
+        "as a GPU or a plugin, was not used)."
+    )
+    healthy = healthy_by_fact(diag, rule_id=ERRORS_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+    return dataclasses.replace(healthy, unexplained=())

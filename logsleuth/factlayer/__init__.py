@@ -34,7 +34,7 @@ GATE: tuple[str, ...] = (
     r"Worker exit type",
     r"died unexpectedly, shutting down",
     r"Floating point exception",
-    r"encountered in worker",
+    r"encountered in (?:DataLoader )?worker",
     r"received at time=",
     r"The above exception was the direct cause",
     r"During handling of the above exception",

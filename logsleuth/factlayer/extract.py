@@ -165,8 +165,14 @@ _IDE_EXIT = lazy(
 # torch.multiprocessing.spawn's ``ProcessExitedException`` (``torch/multiprocessing/spawn.py``, ``ProcessContext.
 # join``): "process 1 terminated with signal SIGKILL" / "process 1 terminated with exit code 1" (the index is the
 # spawned process's, i.e. its local rank)
-_MP_SIGNAL = lazy(r"process (?P<idx>\d+) terminated with signal (?P<name>SIG[A-Z]+)")
-_MP_CODE = lazy(r"process (?P<idx>\d+) terminated with exit code (?P<code>-?\d+)")
+# (PaddlePaddle's ``paddle.distributed.spawn`` words it "Process 1 terminated with signal SIGKILL.",
+# ``paddle/distributed/spawn.py`` ``MultiprocessContext._throw_exception``); and both report a spawned process that
+# raised with its traceback: "-- Process 1 terminated with the following error:" (torch ``ProcessRaisedException``),
+# "Process 1 terminated with the following error:" (Paddle). The child's wrapper sends its traceback to the parent and
+# exits with code 1 (torch ``_wrap``, Paddle ``_func_wrapper``: ``sys.exit(1)``), so that is its exit code.
+_MP_SIGNAL = lazy(r"[Pp]rocess (?P<idx>\d+) terminated with signal (?P<name>SIG[A-Z]+)")
+_MP_CODE = lazy(r"[Pp]rocess (?P<idx>\d+) terminated with exit code (?P<code>-?\d+)")
+_MP_RAISED = lazy(r"\bProcess (?P<idx>\d+) terminated with the following error:")
 # CPython ``multiprocessing.Process.__repr__`` (Lib/multiprocessing/process.py): "<Process name='Process-2' pid=4692
 # parent=4690 stopped exitcode=-SIGKILL>" (``_exitcode_to_name``: the signal's name for a negative exit code)
 _MP_REPR = lazy(r"<\w*Process name='[^']*' pid=(?P<pid>\d+) [^>]*?exitcode=(?:-(?P<name>SIG[A-Z]+)|(?P<code>\d+))>")
@@ -174,8 +180,9 @@ _DATALOADER = lazy(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal:
 # the DataLoader worker's own signal handlers (``torch/csrc/DataLoader.cpp`` ``SIGNAL_HANDLER``), printed by the worker
 # as it dies, before the main process notices: "ERROR: Unexpected segmentation fault encountered in worker."
 _DL_WORKER_SIGNAL = lazy(
-    r"ERROR: Unexpected (?P<word>segmentation fault|bus error|floating-point exception) encountered in worker"
-)
+    r"ERROR: Unexpected (?P<word>(?i:segmentation fault|bus error|floating-point exception)) encountered in "
+    r"(?:DataLoader )?worker"
+)  # (PaddlePaddle's DataLoader words it "Unexpected BUS error encountered in DataLoader worker")
 _DL_WORKER_WORDS = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "floating-point exception": "SIGFPE"}
 # pod status (``Exit Code: 137``, ``"exitCode": 137``) and kubectl exec's "command terminated with exit code 137"
 # (jupyter/docker-stacks#736); Docker Compose's "<container> exited with code 137" and wrappers' "... exited with exit
@@ -277,6 +284,10 @@ _ERRNO = lazy(r"\[Errno (?P<n>\d+)\]")
 _EMBEDDED_OSERROR = lazy(
     r"\b(?P<type>(?:OS|IO|Permission|BlockingIO|Environment)Error): (?P<msg>\[Errno (?P<n>\d+)\] .*)$"
 )
+# Python's warning line (``Lib/warnings.py``, ``_formatwarnmsg_impl``: "<file>:<line>: <Category>: <message>"): an
+# OSError quoted there was caught by the library that warned and went on (JAX's "Error writing persistent compilation
+# cache entry for ...: OSError: [Errno 28] No space left on device", ``jax/_src/compiler.py``), so it states nothing
+_PY_WARNING_LINE = lazy(r"^\S[^:]*:\d+: (?:[A-Z]\w*)?Warning: ")
 # Ray re-raises a task's exception as ``RayTaskError(<its type>)`` (``ray/exceptions.py``, ``as_instanceof_cause``)
 _WRAPPED = lazy(r"\((?P<inner>[\w.]+)\)$")
 # CPython's separators between chained tracebacks (``Lib/traceback.py``: ``_cause_message`` for ``raise ... from``,
@@ -374,6 +385,9 @@ _DEVICE_ASSERT = lazy(r"block: ?\[\d+,\d+,\d+\], thread: ?\[\d+,\d+,\d+\] Assert
 # ``Signals.SIGTERM``, ``SIGTERM`` or, in torch 1.x-2.1, its number ("Received 15 death signal, shutting down workers",
 # determined-ai/determined#8915)
 _AGENT_SIGNAL = lazy(r"Received (?:Signals\.)?(?:(?P<name>SIG[A-Z]+)|(?P<num>\d{1,2})) death signal")
+# PaddlePaddle's launcher the same way (``paddle/distributed/launch/controllers/controller.py``, ``signal_handler``:
+# "Terminating with signal 2", then it stops its pod's worker processes and logs "Exit with signal 2")
+_PADDLE_LAUNCH_SIGNAL = lazy(r"\bLAUNCH INFO [^\n]*?\bTerminating with signal (?P<num>\d{1,2})\b")
 _CLOSING_SIGNAL = lazy(r"Sending process (?P<pid>\d+) closing signal (?P<name>SIG[A-Z]+)")
 _DS_KILL = lazy(r"Killing subprocess (?P<pid>\d+)")
 # torchrun's agent escalating after ``Sending process N closing signal SIGTERM`` went unheeded for its timeout
@@ -398,6 +412,15 @@ _SPAWN_TERMINATE = lazy(r"Terminating process (?P<pid>\d+) via signal (?P<name>S
 _RANK_GOT_SIGTERM = lazy(
     r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?"
     r"\b(?:[Rr]eceived (?:signal )?SIGTERM|[Rr]eceived signal 15(?![\d.])|SIGTERM received)\b"
+)
+# TensorFlow's and JAX's preemption notifier (``xla/tsl/distributed_runtime/preemption/preemption_notifier.cc``,
+# ``SigtermNotifier``: "SIGTERM caught at 2026-11-29T17:31:14.330674106+00:00", absl's RFC 3339 time), installed by
+# ``tf.distribute``'s PreemptionCheckpointHandler and ``jax.distributed``'s preemption sync manager: the process got
+# SIGTERM, sender unknown, the same fact as a rank's own handler; and ``PreemptionCheckpointHandler``'s own account
+# (``tensorflow/python/distribute/failure_handling/failure_handling.py``: "Termination caught in main thread on
+# preempted worker")
+_TSL_SIGTERM = lazy(
+    r"\bSIGTERM caught at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|\bTermination caught in main thread on preempted worker"
 )
 # Torque/PBS's MOM when it kills a job over a requested limit (``src/resmom/mom_main.c``, ``job_over_limit``/
 # ``kill_job``: "=>> PBS: job killed: walltime 259217 exceeded limit 259200", also "mem 2148532kb exceeded limit
@@ -575,7 +598,9 @@ _OVERFLOW = lazy(
 )
 _MIN_SCALE = lazy(
     r"(?i:loss scale already at minimum|minimum loss scale reached|Current loss scale already at minimum|"
-    r"loss[ _]scale[^\n]{0,40}?(?:fell below|below (?:the )?min|underflow|reached (?:the )?min))"
+    r"loss[ _]scale[^\n]{0,40}?(?:fell below|below (?:the )?min|underflow|reached (?:the )?min)|"
+    # k2-fsa's recipes (icefall, ZipVoice ``train.py``: "grad_scale is too small, exiting: 2.3e-10", k2-fsa/ZipVoice#17)
+    r"(?:loss|grad)[ _]scale (?:is )?too small)"
 )
 # The loss scale printed as a training metric: fairseq's progress line ("| loss_scale 0.000 |", ``trainer.py``
 # ``metrics.log_scalar("loss_scale", ...)``; json progress ``"loss_scale": "0.000"``) and Megatron's iteration line
@@ -629,6 +654,9 @@ GATE_WORDS: tuple[str, ...] = (
     *_RETRIED_WORDS,
     *_VERSION_WARNING_WORDS,
     "Caught signal",
+    "Termination caught in main thread",
+    "terminated with the following error",
+    "Terminating with signal",
     "ECC",
     "AER:",
     "NVRM",
@@ -727,6 +755,7 @@ _CI_WORDS = (
     "no space left",
     "quota",
     "encountered in worker",
+    "encountered in dataloader worker",
     "memory limit",
     "child process with pid",
     "exit with status code",
@@ -936,13 +965,15 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             detail=m["word"].strip(),
             proc=plausible.pid(m["pid"]),
         )
-    elif "encountered in worker" in text and (m := _DL_WORKER_SIGNAL.search(text)):
-        _exit(ev, out, None, "dataloader_worker", signal=_DL_WORKER_WORDS[m["word"]], detail=m["word"])
+    elif "encountered in " in text and "worker" in text and (m := _DL_WORKER_SIGNAL.search(text)):
+        _exit(ev, out, None, "dataloader_worker", signal=_DL_WORKER_WORDS[m["word"].lower()], detail=m["word"])
     elif "terminated with" in text and (m := _MP_SIGNAL.search(text) or _MP_CODE.search(text)):
         code = _code(m["code"]) if "code" in m.groupdict() else None
         if code != 0:
             sig = m["name"] if "name" in m.groupdict() else None
             _exit(ev, out, code, "multiprocessing", signal=sig, task=plausible.rank(m["idx"]))
+    elif "terminated with the following error" in text and (m := _MP_RAISED.search(text)):
+        _exit(ev, out, 1, "multiprocessing", task=plausible.rank(m["idx"]))
     elif "exitcode=" in text and (m := _MP_REPR.search(text)) and (m["name"] or m["code"] not in (None, "0")):
         code = _code(m["code"]) if m["code"] else None
         _exit(ev, out, code, "multiprocessing", signal=m["name"], proc=plausible.pid(m["pid"]))
@@ -1194,7 +1225,12 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last) or _EXC_AFTER_VLLM_LOGGER.match(last)
         if m:
             out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
-        elif "[Errno " in last and (m := _EMBEDDED_OSERROR.search(last)) and int(m["n"]) in tables.ERRNO_FAMILIES:
+        elif (
+            "[Errno " in last
+            and (m := _EMBEDDED_OSERROR.search(last))
+            and int(m["n"]) in tables.ERRNO_FAMILIES
+            and not _PY_WARNING_LINE.match(last)
+        ):
             out.append(_exception(ev, m["type"], m["msg"].strip()))
     if "terminate called" in text and (m := _TERMINATE.search(text)):
         out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
@@ -1352,14 +1388,27 @@ _CTRL_C = lazy(
 )
 
 
+def _agent_sender(name: str) -> str:
+    """Who sent a launcher's agent the signal ``name``: the terminal (SIGHUP), a scheduler (SIGTERM, SIGUSR1/2), or
+    unknown (SIGINT: a user's Ctrl-C as often as anything else)."""
+    return "terminal" if name == "SIGHUP" else "scheduler" if name in ("SIGTERM", "SIGUSR1", "SIGUSR2") else "unknown"
+
+
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
     if ("KeyboardInterrupt" in text or "SIGINT" in text) and _CTRL_C.search(text):
         out.append(SignalFact(event=ev, signal="SIGINT", signum=2, sender="terminal"))
     if "death signal" in text and (m := _AGENT_SIGNAL.search(text)) and (name := m["name"] or _signal(m["num"])):
-        sender = (
-            "terminal" if name == "SIGHUP" else "scheduler" if name in ("SIGTERM", "SIGUSR1", "SIGUSR2") else "unknown"
+        out.append(
+            SignalFact(event=ev, signal=name, signum=tables.SIGNAL_NUMBERS.get(name), sender=_agent_sender(name))
         )
-        out.append(SignalFact(event=ev, signal=name, signum=tables.SIGNAL_NUMBERS.get(name), sender=sender))
+    elif (
+        "Terminating with signal" in text and (m := _PADDLE_LAUNCH_SIGNAL.search(text)) and (name := _signal(m["num"]))
+    ):
+        out.append(
+            SignalFact(event=ev, signal=name, signum=tables.SIGNAL_NUMBERS.get(name), sender=_agent_sender(name))
+        )
+        # then it stops every worker of its pod (SIGTERM; the workers' own handlers name the launcher's pid)
+        out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="launcher"))
     if "closing signal" in text and (m := _CLOSING_SIGNAL.search(text)):
         out.append(
             SignalFact(
@@ -1391,6 +1440,8 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         and "eceived" in text
         and _RANK_GOT_SIGTERM.search(text)
     ):
+        out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
+    elif "caught " in text and _TSL_SIGTERM.search(text):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))
@@ -1457,7 +1508,7 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
         except ValueError:
             scale = None
         out.append(NumericHealth(event=ev, what="overflow_skip", scale=scale))
-    if ("minimum" in low or "below" in low or "underflow" in low) and _MIN_SCALE.search(text):
+    if ("minimum" in low or "below" in low or "underflow" in low or "too small" in low) and _MIN_SCALE.search(text):
         out.append(NumericHealth(event=ev, what="min_loss_scale"))
     elif "loss" in low and "scale" in low and (m := _SCALE_METRIC.search(text)):
         printed = float(m["v"])  # the pattern captures only decimal numbers

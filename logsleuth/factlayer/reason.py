@@ -930,6 +930,39 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     group), where no worker failed and the ranks' SIGTERM is the cause. An exit that names no pid (DeepSpeed's "exits
     with return code", about the failed worker) is never one. ``facts`` in job order."""
     stops = [f for f in facts if isinstance(f, SignalFact) and f.sender == "launcher"]
+    spawn_failed = any(
+        isinstance(f, ProcessExit)
+        and f.reporter == "multiprocessing"
+        and (f.signal or (f.code or 0) != 0)
+        and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
+        for f in facts
+    )
+    # a launcher that stops every worker, naming no pid (PaddlePaddle's launcher on a signal it got): the workers' own
+    # SIGTERM handlers print theirs in their own files, whose order against the launcher's line is not known
+    stopped_all = any(f.target is None and f.signal == "SIGTERM" for f in stops)
+    if spawn_failed or stopped_all:
+        # torch's and Paddle's spawn report a process that failed only once they have stopped the others
+        # (``ProcessContext.join``: ``process.terminate()``, i.e. SIGTERM, for each one still alive), so the others'
+        # own handlers print their SIGTERM before that report: wherever they are in the job, they are its clean-up
+        return frozenset(
+            id(f.event)
+            for f in facts
+            if isinstance(f, SignalFact)
+            and f.sender == "unknown"
+            and f.signal == "SIGTERM"
+            or isinstance(f, ProcessExit)
+            and f.signal == "SIGTERM"
+            and f.reporter in _OWN_HANDLERS
+        ) | _launcher_stops(facts, stops)
+    return _launcher_stops(facts, stops)
+
+
+# a process's own failure-signal handler reporting the signal it got (``extract``: abseil, glog, faulthandler, Paddle)
+_OWN_HANDLERS = frozenset({"absl", "glog", "faulthandler", "paddle"})
+
+
+def _launcher_stops(facts: Sequence[Fact], stops: Sequence[SignalFact]) -> frozenset[int]:
+    """``sibling_terminations`` read from a launcher's announced signals ``stops``."""
     if not stops:
         return frozenset()
     targets = {f.target for f in stops if f.target is not None}

@@ -316,6 +316,12 @@ MOVED_KEYWORDS: dict[tuple[str, str], str] = {
 # any GPUs on the driver node", vllm-project/vllm#3190).
 MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"^\d+ requested and \d+ written$", "disk_full"),
+    # TensorFlow's collective runtime checks that every member of a collective instance asked for the same op, dtype and
+    # shape (``tensorflow/core/common_runtime/collective_param_resolver_local.cc``, ``CompleteInstanceLocal``:
+    # "Collective instance 563 expected type 0 and data_type 9 but got type 0 and data_type 1", and "... expected shape
+    # [..] but another member provided shape [..]"): the workers issued different collectives (wave AL's run with
+    # ``model.save()`` on the chief alone)
+    (r"\bCollective instance \d+ expected (?:type|shape|group_size)\b", "collective_mismatch"),
     # TensorFlow's file layer maps errno to its status codes (``tensorflow/core/platform/posix/error.cc``, later
     # ``tsl/platform/errors.cc``, ``ErrnoToCode``: ENOSPC and EDQUOT -> RESOURCE_EXHAUSTED), so a failed checkpoint
     # write says "Resource exhausted: <path>" with no errno; its checkpoint writer words the failure "Error writing
@@ -383,8 +389,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # batch size (..) times data parallel size (..)")
     (
         # ("divisble": PaddleSeg's own spelling, "BATCH_SIZE:2 not divisble by number of GPUs:4", PaddlePaddle/PaddleSeg#141)
-        r"(?i)\b(?:global[_ ]|effective[_ ]|total[_ ]|real[_ ])?(?:train[_ ])?(?:micro[_ ]|mini[_ ])?batch[_ ]?size"
-        r"(?:[_ ]per[_ ]gpu)?\b[^\n]{0,120}?(?:must be (?:evenly )?divisi?ble|is not divisi?ble|not (?:evenly )?divisi?ble|"
+        # (a script's own "global_batch (64) != micro_batch (16) x accum_steps (2) x devices (4)", wave AL's JAX run)
+        r"(?i)\b(?:(?:global[_ ]|effective[_ ]|total[_ ]|real[_ ])?(?:train[_ ])?(?:micro[_ ]|mini[_ ])?batch[_ ]?size"
+        r"(?:[_ ]per[_ ]gpu)?|(?:global|effective|total)[_ ]batch)\b[^\n]{0,120}?(?:must be (?:evenly )?divisi?ble|is not divisi?ble|not (?:evenly )?divisi?ble|"
         r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs )",
         "batch_config",
     ),

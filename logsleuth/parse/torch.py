@@ -5,7 +5,8 @@ Formats (PyTorch ``c10/util/Logging.cpp`` and ``torch/_logging``):
 is not zero-padded in some releases: ``[E218 11:54:18.495933619 ...]``),
 ``[E ProcessGroupNCCL.cpp:475] msg`` / ``[W socket.cpp:601] [c10d] msg`` (older), and the unbracketed
 ``W1121 10:00:00.123000 1234 torch/distributed/elastic/multiprocessing/api.py:897] msg`` that torch >= 2.4's
-Python loggers print. A file path under ``distributed/elastic`` or ``distributed/run`` marks the elastic agent.
+Python loggers print; and glog >= 0.6's prefix with the year (``FLAGS_log_year_in_prefix``, on by default:
+``F20221031 10:52:42.193126 106986 eager_nccl_comm_manager.cpp:75] Check failed: ...``, OneFlow's logs). A file path under ``distributed/elastic`` or ``distributed/run`` marks the elastic agent.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from . import timestamps
 from .record import Recognised
 
 _GLOG = regex.compile(
-    r"\[?(?P<lvl>[IWEF])(?:(?P<mo>\d{1,2}?)(?P<d>\d\d) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)(?: +(?P<tid>\d+))? | )"
+    r"\[?(?P<lvl>[IWEF])(?:(?P<yr>(?:19|20)\d\d)?(?P<mo>\d{1,2}?)(?P<d>\d\d) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)(?: +(?P<tid>\d+))? | )"
     r"(?P<file>[^\s\]:]+):(?P<ln>\d+)\]"
 )
 _LEVELS = {"I": "info", "W": "warning", "E": "error", "F": "fatal"}
@@ -36,6 +37,11 @@ def recognise(body: str) -> Recognised | None:
     rec = Recognised(source, _LEVELS[m["lvl"]], start=m.end())
     if m["clock"]:
         rec.time = timestamps.yearless(m["mo"], m["d"], m["clock"])
+        if m["yr"] and rec.time is not None:
+            try:
+                rec.time = rec.time.replace(year=int(m["yr"]))
+            except ValueError:  # 29 February of a year that has none: keep the year-less time
+                pass
     rec.params["file"] = file
     r = _RANK_IN_MSG.search(body, m.end(), m.end() + 120)
     if r:
