@@ -287,7 +287,6 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     failed = [f for f in evidence.facts if isinstance(f, _FAILED)]
     if any(not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal) for f in failed):
         return diag
-    last = max(evidence.unexplained, key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
     ranked = [rp for rp in evidence.progress.values() if rp.lines]
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
@@ -295,7 +294,6 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     named = {e.rank for e in evidence.unexplained if e.rank is not None}
     if ranked and not named <= {rp.rank for rp in ranked}:
         return diag  # a rank that printed an error printed no progress: nothing shows that it went on
-    t_last = evidence.time_of(last) or last.time
     went: list[tuple[RankProgress, tuple[int, int, int]]] = []
     for rp in printing:
         for e in evidence.unexplained:
@@ -306,7 +304,7 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
                 return diag
             if before and steps[0] <= max(p[3] for p in before):
                 return diag  # went back: a restart, not a job that went on
-        went.append((rp, max(p[3] for p in _split(rp, last, t_last)[1])))
+        went.append((rp, max(p[3] for p in rp.recent)))
     how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, top in sorted(went, key=lambda w: w[0].rank)[:4])
     n = len(evidence.unexplained)
     message = (
