@@ -81,9 +81,10 @@ def infer(path: str) -> PathFacts:
 def is_layout_root(d: str) -> bool:
     """True when directory ``d`` is where a multi-file layout starts, read as one job by ``analyze`` and ``scan``:
     a torchrun ``--log-dir`` run (has ``attempt_<n>/`` sub-directories), a Ray session log folder (holds
-    ``raylet.out`` or ``gcs_server.out``), a folder of per-node logs (two or more ``node<k>.log`` files), or a job
-    directory with Flight Recorder dumps (``flight.read.holds_dumps``: the logs and the dumps are read together). An
-    unreadable directory is not one."""
+    ``raylet.out`` or ``gcs_server.out``), a folder of per-node logs (two or more ``node<k>.log`` files), a
+    PaddlePaddle launcher's log folder (holds ``workerlog.<n>`` files, with or without the launcher's own console log
+    beside them), or a job directory with Flight Recorder dumps (``flight.read.holds_dumps``: the logs and the dumps are
+    read together). An unreadable directory is not one."""
     node_files = 0
     try:
         with os.scandir(d) as it:
@@ -94,6 +95,8 @@ def is_layout_root(d: str) -> bool:
                     return True
                 if _NODE_FILE.fullmatch(e.name) and e.is_file():
                     node_files += 1
+                if _PADDLE_WORKER.search(e.name) and e.is_file():
+                    return True
     except OSError:
         return False
     if node_files >= 2:

@@ -11,7 +11,7 @@ import pytest
 from logsleuth.factlayer.extract import facts_of
 from logsleuth.factlayer.kinds import ExceptionFact, NumericHealth, ProcessExit, SignalFact
 from logsleuth.factlayer.reason import sibling_terminations
-from logsleuth.jobfiles import infer
+from logsleuth.jobfiles import infer, is_layout_root
 from logsleuth.parse import parse_text
 from logsleuth.pipeline import analyze
 from logsleuth.read import is_log_name
@@ -124,3 +124,5 @@ def test_paddle_launchers_worker_logs_are_read_with_their_local_rank() -> None:
     assert is_log_name("workerlog.0") and is_log_name("workerlog.12.gz") and not is_log_name("workerlog")
     f = infer("/job/log/workerlog.3")
     assert (f.kind, f.local_rank) == ("paddle", 3)
+    # the launcher's log folder is one job (``scan`` does not split it per file)
+    assert is_layout_root(str(CORPUS / "run-waveal-c-launch-strokes-tablet-export"))
