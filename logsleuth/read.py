@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -142,6 +143,8 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
 _LOG_NAME = regex.compile(
     r"\.(?:log|out|err|txt)(?:\.\d{1,4})?(?:\.(?:gz|zst))?$|^workerlog\.\d+(?:\.(?:gz|zst))?$", flags=regex.I
 )
+# a raw line (or block of lines) that ``clean_line`` leaves as it is: ASCII, no CR redraw, escape or NUL
+PLAIN_LINE = re.compile(rb"[^\x80-\xff\r\x1b\x00]*\Z")
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -630,14 +633,14 @@ def _marks(buf: bytes, gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any
             if gate.fold(buf[line_start:line_end], seen):  # type: ignore[misc]
                 yield i, after
     if gate.tap is not None:
-        for i, _s, _e in _lines_at(buf, gate.tap(buf, seen), 0):
+        for i, _s, _e in lines_at(buf, gate.tap(buf, seen), 0):
             yield i, after
     if gate.check_block is not None:
         ends, foreign = gate.check_block(buf, seen)
-        for i, _s, _e in _lines_at(buf, ends, 0):
+        for i, _s, _e in lines_at(buf, ends, 0):
             yield i, after
         if foreign and check is not None:  # the literals decide there: one search over those lines joined
-            spans = list(_lines_at(buf, foreign, 0))
+            spans = list(lines_at(buf, foreign, 0))
             joined = b"\n".join(buf[a:b] for _i, a, b in spans)
             for j, _s, _e in _hit_lines(check, joined, 0):
                 yield spans[j][0], after
@@ -657,10 +660,10 @@ def _escaped_lines(region: bytes) -> list[tuple[int, int, int]]:
             at.append(pos + 1)
             nl = region.find(b"\n", pos)
             pos = region.find(byte, nl) if nl >= 0 else -1
-    return list(_lines_at(region, at, 0)) if at else []
+    return list(lines_at(region, at, 0)) if at else []
 
 
-def _lines_at(region: bytes, ends: list[int], base: int) -> Iterator[tuple[int, int, int]]:
+def lines_at(region: bytes, ends: list[int], base: int) -> Iterator[tuple[int, int, int]]:
     """``(line number, start, end)`` of each line of ``region`` (first line number ``base``) holding the byte just
     before one of the offsets ``ends`` (exclusive match ends, any order), once per line."""
     pos, idx, line_end = 0, 0, -1

@@ -140,13 +140,10 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     t_first = evidence.time_of(first) or first.time
     went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
     for rp in printing:
-        before, after = _split(rp, first, t_first)
-        steps = [p[3] for p in after]
-        if len(after) < MIN_STEPS_WENT_ON or any(b >= a for b, a in zip(steps, steps[1:])):
-            return diag
-        if before and steps[0] <= max(p[3] for p in before):
-            return diag  # went back: a restart, read by ``resumed_after_failure``
-        went.append((rp, after[0], steps[-1]))
+        after = _went_forward(rp, first, t_first)
+        if after is None:
+            return diag  # too few steps after it, or went back: a restart, read by ``resumed_after_failure``
+        went.append((rp, after[0], after[-1][3]))
     if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in _failures(evidence)):
         return diag
     how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, _p, top in sorted(went, key=lambda w: w[0].rank)[:4])
@@ -232,6 +229,22 @@ def _split(rp: RankProgress, first: Event, t_first: datetime | None) -> tuple[li
     return before, after
 
 
+def _went_forward(rp: RankProgress, e: Event, t: datetime | None, *, repeats: bool = False) -> list[Point] | None:
+    """``rp``'s progress points after event ``e`` (printed at ``t``) when the rank went on from it without a restart:
+    at least ``MIN_STEPS_WENT_ON`` of them, each counter above the one before (``repeats``: distinct counters, one
+    equal to the one before allowed), the first above everything printed before ``e``. Else None."""
+    before, after = _split(rp, e, t)
+    steps = [p[3] for p in after]
+    if repeats:
+        if len(set(steps)) < MIN_STEPS_WENT_ON or any(b > a for b, a in zip(steps, steps[1:])):
+            return None
+    elif len(after) < MIN_STEPS_WENT_ON or any(b >= a for b, a in zip(steps, steps[1:])):
+        return None
+    if before and steps[0] <= max(p[3] for p in before):
+        return None
+    return after
+
+
 def _elastic_restarted(evidence: JobEvidence) -> bool:
     """torchrun restarted its workers: it reported a worker's failure ("failed (exitcode: 1) local_rank: 0 (pid: N)")
     and printed no failure summary ("Root Cause (first observed failure)"). Its agent prints that summary and raises
@@ -296,14 +309,9 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         return diag  # a rank that printed an error printed no progress: nothing shows that it went on
     went: list[tuple[RankProgress, tuple[int, int, int]]] = []
     for rp in printing:
-        for e in evidence.unexplained:
-            before, after = _split(rp, e, evidence.time_of(e) or e.time)
-            steps = [p[3] for p in after]
-            # unranked lines interleave the processes' own (each prints step 10): a counter may repeat, not go back
-            if len(set(steps)) < MIN_STEPS_WENT_ON or any(b > a for b, a in zip(steps, steps[1:])):
-                return diag
-            if before and steps[0] <= max(p[3] for p in before):
-                return diag  # went back: a restart, not a job that went on
+        # unranked lines interleave the processes' own (each prints step 10): a counter may repeat, not go back
+        if any(_went_forward(rp, e, evidence.time_of(e) or e.time, repeats=True) is None for e in evidence.unexplained):
+            return diag
         went.append((rp, max(p[3] for p in rp.recent)))
     how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, top in sorted(went, key=lambda w: w[0].rank)[:4])
     n = len(evidence.unexplained)

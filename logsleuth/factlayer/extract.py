@@ -1439,9 +1439,9 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         and "ank" in text
         and "eceived" in text
         and _RANK_GOT_SIGTERM.search(text)
+        or "caught " in text
+        and _TSL_SIGTERM.search(text)
     ):
-        out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
-    elif "caught " in text and _TSL_SIGTERM.search(text):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))

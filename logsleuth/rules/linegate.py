@@ -20,18 +20,19 @@ Per block of bytes (``read.LineGate``):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import plausible
 from ..factlayer import GATE as FACT_LAYER_GATE
+from ..factlayer.reason import COLL_CALL_WORDS
 from ..facts import GATE as FACTS_GATE
 from ..facts import PATTERNS as VERSION_PATTERNS
 from ..facts import WORLD_SIZE, find_world_size
 from ..memory_trend import GATE as MEMORY_GATE
 from ..parse import gate as parse_gate
 from ..parse.traceback import MAX_MESSAGE_LINES
-from ..read import LineGate, clean_line
+from ..read import PLAIN_LINE, LineGate, clean_line
 from . import native
 from .prefilter import required_literals_many
 
@@ -61,44 +62,42 @@ _VERSION_WORDS = [r"(?i:version)", r"=="]  # facts.GATE's words for the version 
 _CROSSES_LINES = re.compile(r"\\[sWDn]|\\x0[aA]|\[\^|\(\?[a-zA-Z]*s")
 
 
-def relax(pattern: str) -> str:
-    """``pattern`` without ``^ $ \\A \\Z \\z \\b \\B`` outside character classes: it then matches wherever the
-    original matched in any substring of the text (a superset)."""
-    out: list[str] = []
+def _tokens(pattern: str) -> Iterator[tuple[str, bool]]:
+    """``pattern``'s tokens in order, each with whether it lies inside a character class: an escape (two characters),
+    a class's opening (``[``, ``[^``, ``[]``, ``[^]``: a leading ``]`` is a literal), or one character."""
     i, n = 0, len(pattern)
     in_class = False
     while i < n:
         c = pattern[i]
         if c == "\\" and i + 1 < n:
-            if not in_class and pattern[i + 1] in "bBAZz":
-                i += 2
-                continue
-            out.append(pattern[i : i + 2])
+            yield pattern[i : i + 2], in_class
             i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-            out.append(c)
+        elif in_class:
+            in_class = c != "]"
+            yield c, True
             i += 1
-            continue
-        if c == "[":
+        elif c == "[":
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
             in_class = True
-            out.append(c)
+            yield pattern[i:j], False
+            i = j
+        else:
+            yield c, False
             i += 1
-            if i < n and pattern[i] == "^":
-                out.append("^")
-                i += 1
-            if i < n and pattern[i] == "]":  # a leading ] is a literal
-                out.append("]")
-                i += 1
-            continue
-        if c in "^$":
-            i += 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+
+
+def relax(pattern: str) -> str:
+    """``pattern`` without ``^ $ \\A \\Z \\z \\b \\B`` outside character classes: it then matches wherever the
+    original matched in any substring of the text (a superset)."""
+    return "".join(
+        tok
+        for tok, inside in _tokens(pattern)
+        if inside or not (tok in ("^", "$") or (len(tok) == 2 and tok[0] == "\\" and tok[1] in "bBAZz"))
+    )
 
 
 _GLOBAL_FLAGS = re.compile(r"\(\?[a-zA-Z]+\)")
@@ -110,32 +109,17 @@ def alternatives(pattern: str) -> list[str]:
     if "|" not in pattern or _GLOBAL_FLAGS.search(pattern):
         return [pattern]
     out: list[str] = []
-    i, n, depth, start = 0, len(pattern), 0, 0
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            i += 1
-            if i < n and pattern[i] == "^":
-                i += 1
-            if i < n and pattern[i] == "]":  # a leading ] is a literal
-                i += 1
-            continue
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            out.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    out.append(pattern[start:])
+    part: list[str] = []
+    depth = 0
+    for tok, inside in _tokens(pattern):
+        if not inside:
+            if tok == "|" and depth == 0:
+                out.append("".join(part))
+                part = []
+                continue
+            depth += (tok == "(") - (tok == ")")
+        part.append(tok)
+    out.append("".join(part))
     return out
 
 
@@ -268,7 +252,7 @@ def _fold_keeps(line: bytes, seen: Any) -> bool:
     ``0``: levels depend on where digits are, not on their values) is parsed alone here; when that gives one info or
     debug line, the template's lines are skipped (rules, context patterns and facts are judged apart, by the native
     check and their own words). Lines that are not plain ASCII, or past ``MAX_FOLDED`` templates: parsed."""
-    if not isinstance(seen, GateView) or _PLAIN.match(line) is None:
+    if not isinstance(seen, GateView) or PLAIN_LINE.match(line) is None:
         return True
     key = line.translate(_ZERO_DIGITS)
     keep = seen.folded.get(key)
@@ -295,8 +279,6 @@ _WORLD_BLOCK = (
     + ")|"
     + "|".join(g for g in FACTS_GATE if g not in _VERSION_WORDS)
 ).encode()
-# a line ``clean_line`` leaves as it is and where RE2 and Python agree (ASCII; no CR redraw, escape or NUL)
-_PLAIN = re.compile(rb"[^\x80-\xff\r\x1b\x00]*\Z")
 
 
 MAX_COMM_RANKS = 1 << 16
@@ -311,11 +293,8 @@ def _tap(block: bytes, seen: Any) -> list[int]:
     if colls is not None:
         keep += colls.tap(block)
     elif b": opCount " in block:
-        keep += [m.end() for m in _COLL_CALLS.finditer(block)]
+        keep += [m.end() for m in COLL_CALL_WORDS.finditer(block)]
     return keep
-
-
-_COLL_CALLS = re.compile(rb": opCount [0-9a-f]+ sendbuff")  # the COLL trace calls ``CollTrace`` reads
 
 
 def _tap_world_size(block: bytes, seen: Any) -> list[int]:
@@ -338,7 +317,7 @@ def _tap_world_size(block: bytes, seen: Any) -> list[int]:
             line_end = block.find(b"\n", start)
             if line_end < 0:
                 line_end = len(block)
-            plain = _PLAIN.match(block, line_start, line_end) is not None
+            plain = PLAIN_LINE.match(block, line_start, line_end) is not None
             done = False
         if done:
             continue
