@@ -29,6 +29,8 @@ GATE: tuple[str, ...] = (
     r"Per user-direction",
     r"exited with (?:exit )?code",
     r"HIP error",
+    # any launcher's "<process> exited|died|was killed with|by code|signal N" (extract._GENERIC_EXIT)
+    r"(?i:(?:exited|terminated|died|crashed|killed|exit)(?: unexpectedly| abnormally)?,? (?:with|by|on) (?:an? )?(?:(?:exit|return|error|status) )?(?:code|status|signal))",
     # NCCL's return-code trace (include/checks.h NCCLCHECK: INFO "%s:%d -> %d")
     r"\.(?:cc|cu|h|c|cpp):\d+ -> \d",
     r"Worker exit type",

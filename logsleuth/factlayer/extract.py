@@ -196,6 +196,18 @@ _K8S_EXIT = lazy(
 # [[29973,1],0]" then "  Exit code:    1", horovod/horovod#1421) and Horovod's gloo launcher (``gloo_run.py``:
 # "Process name: elastic-test-worker-1[0]\nExit code: 137", horovod/horovod#2484). Open MPI aligns the number
 # ("Exit code:" and four spaces), Horovod's format string has one.
+# Any launcher's or pool's report that one of its processes ended, in the words most of them share: "<process noun>
+# [id] <exited|died|crashed|was killed|terminated> <with|by> [exit|return] <code|status|signal> <N|SIGNAME>" -
+# dask's nanny ("Worker process 14528 was killed by signal 9", distributed/nanny.py), a launcher's "worker 0 exited
+# with code -9", PaddlePaddle's "Exit with signal 9", a pool's "child 3 died with exit code 139". The last resort after
+# every launcher named above; the number is read by the conventions ``tables.signal_of_exit`` states (negative:
+# -signum; 129..159: 128 + signum).
+_GENERIC_EXIT = lazy(
+    r"(?i)(?:\b(?P<who>worker|process|rank|task|replica|actor|trainer|child|subprocess|executor|container)"
+    r"(?P<proc> process)?(?:[ #:]+(?P<id>\d{1,7}))?\b[^\n]{0,48}?\b|^\W*)"
+    r"(?:exited|terminated|died|crashed|was killed|killed|exit)(?: unexpectedly| abnormally)?,? (?:with|by|on)"
+    r"(?: an?)?(?: (?:exit|return|error|status))?[ _](?P<kind>code|status|signal)[:=]? ?(?P<val>-?\d{1,3}|SIG[A-Z]+)\b"
+)
 _LAUNCHER_EXIT_CODE = lazy(r"(?m)^\s*Exit code:(?P<sp> +)\d+\s*$")
 _FAULTHANDLER = lazy(
     r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
@@ -1044,6 +1056,33 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         and (sig := _signal(m["num"])) in _NEGATIVE_SIGNALS
     ):
         _exit(ev, out, -int(m["num"]), "runner", signal=sig)
+    if not out and (m := _GENERIC_EXIT.search(text)):
+        _generic_exit(ev, out, m)
+
+
+_RANK_NOUNS = frozenset({"worker", "rank", "task", "replica", "trainer"})
+
+
+def _generic_exit(ev: Event, out: list[Fact], m: regex.Match[str]) -> None:
+    """A ``_GENERIC_EXIT`` report as a ``ProcessExit`` with reporter "launcher"; a clean exit (code 0) states nothing.
+    The id after a process noun is a rank only where the noun names one ("worker 1", "rank 3", "task 2"); after
+    "process" ("Worker process 14528") it is a pid; after "child" it may be either, so it is left out."""
+    val, kind = m["val"], m["kind"].lower()
+    if val.upper().startswith("SIG"):
+        code, sig = None, val.upper() if val.upper() in tables.SIGNAL_NUMBERS else None
+    elif kind == "signal":
+        code, sig = None, _signal(val)
+    else:
+        code, sig = _code(val), None
+    if code == 0 or (code is None and sig is None):
+        return
+    who = (m["who"] or "").lower()
+    pid_noun = who in ("process", "subprocess") or bool(m["proc"])
+    task = plausible.rank(m["id"]) if m["id"] and not pid_noun and who in _RANK_NOUNS else None
+    proc = plausible.pid(m["id"]) if m["id"] and pid_noun else None
+    # PyTorch's own "DataLoader worker (pid(s) N) exited unexpectedly with exit code 1" (torch/utils/data/dataloader.py)
+    reporter = "dataloader" if "DataLoader worker" in ev.text else "launcher"
+    _exit(ev, out, code, reporter, signal=sig, detail=m[0].strip(), task=task, proc=proc)
 
 
 def _family(typ: str, module: str, message: str, errno: int | None) -> str:
