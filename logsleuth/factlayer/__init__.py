@@ -55,6 +55,8 @@ GATE: tuple[str, ...] = (
     r"NVIDIA-SMI",
     r"(?i:oom[-_]kill)",
     r"(?i:memory limit)",
+    # dask's nanny restarting a worker over its memory limit (extract._DASK_MEMORY_KILL)
+    r"exceeded \d+% memory budget",
     # the kubelet's ephemeral-storage eviction of a pod over its own limits, SkyPilot's controller on a preemption
     # (``extract._K8S_STORAGE_LIMIT``, ``extract._SKY_PREEMPTED``)
     r"local ephemeral storage limit|ephemeral local storage usage|EmptyDir volume \S+ exceeds",

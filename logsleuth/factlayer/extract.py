@@ -271,7 +271,7 @@ _TERMINATE = lazy(
 # traceback): OOM when allocating tensor ...", "InvalidArgumentError (see above for traceback): ...")
 _TF1_RERAISE = r"(?: \(see above for traceback\))?"
 _EXC_LINE = lazy(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)(?:\([\w.]+\))?)"
+    r"^(?P<type>(?:(?:[A-Za-z_]\w*\.)*(?:_?[A-Z]\w*(?:Error|Exception)|Exception)|(?:[a-z_]\w*\.)+Error)(?:\([\w.]+\))?)"
     + _TF1_RERAISE
     + r"(?::\s?(?P<msg>.*))?$"
 )
@@ -423,7 +423,7 @@ _SPAWN_TERMINATE = lazy(r"Terminating process (?P<pid>\d+) via signal (?P<name>S
 # came from outside.
 _RANK_GOT_SIGTERM = lazy(
     r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?"
-    r"\b(?:[Rr]eceived (?:signal )?SIGTERM|[Rr]eceived signal 15(?![\d.])|SIGTERM received)\b"
+    r"\b(?:(?:[Rr]eceived|[Cc]aught) (?:signal )?SIGTERM|[Rr]eceived signal 15(?![\d.])|SIGTERM (?:received|caught))\b"
 )
 # TensorFlow's and JAX's preemption notifier (``xla/tsl/distributed_runtime/preemption/preemption_notifier.cc``,
 # ``SigtermNotifier``: "SIGTERM caught at 2026-11-29T17:31:14.330674106+00:00", absl's RFC 3339 time), installed by
@@ -476,6 +476,11 @@ _SLURM_OOM = lazy(r"Detected \d+ oom[-_]kill event")
 _SLURM_MEM_LIMIT = lazy(
     r"exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed|\bExceeded (?:job|step) memory limit"
 )
+# dask.distributed's memory manager restarting a worker over its ``memory_limit`` (``distributed/worker_memory.py``
+# ``NannyMemoryManager.memory_monitor``: "Worker tcp://127.0.0.1:38241 (pid=24820) exceeded 95% memory budget.
+# Restarting..."; dask < 2022.5 "Worker exceeded 95% memory budget. Restarting"): the nanny kills the worker process, as
+# Slurm's or a pod's memory enforcement does
+_DASK_MEMORY_KILL = lazy(r"\bexceeded \d+% memory budget\. Restarting")
 _NODE_FAIL = lazy(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
 _K8S_OOM = lazy(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = lazy(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
@@ -568,7 +573,7 @@ _FINISHED_WORDS = (
 _NAN_LOSS = lazy(
     r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
-    r"|(?i:loss (?:is|became) "
+    r"|(?i:loss (?:is|was|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
     r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
     # a training loop's own check saying so without the value: "non-finite loss at step 173", "Loss is not finite"
@@ -769,6 +774,7 @@ _CI_WORDS = (
     "encountered in worker",
     "encountered in dataloader worker",
     "memory limit",
+    "memory budget",
     "child process with pid",
     "exit with status code",
     "exit string",
@@ -1476,7 +1482,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
     if (
         ("SIGTERM" in text or "signal 15" in text)
         and "ank" in text
-        and "eceived" in text
+        and ("eceived" in text or "aught" in text)
         and _RANK_GOT_SIGTERM.search(text)
         or "caught " in text
         and _TSL_SIGTERM.search(text)
@@ -1509,6 +1515,8 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "oom" in text and _SLURM_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
+    if "memory budget" in text and _DASK_MEMORY_KILL.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="dask", verdict="oom_killed", resource="memory"))
     if "OOMKilled" in text and _K8S_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="oom_killed", resource="memory"))
     if ("Evicted" in text or "low on resource" in text) and (m := _K8S_EVICT.search(text)):

@@ -241,7 +241,7 @@ class SchedulerVerdict(Fact):
 
     Attributes:
         scheduler: ``slurm`` | ``kubernetes`` | ``skypilot`` | ``iris`` (Marin's TPU scheduler) | ``pbs`` (Torque/PBS)
-        | ``lsf``; verdict:
+        | ``lsf`` | ``dask`` (dask.distributed's nanny, restarting a worker over its memory limit); verdict:
         ``time_limit`` | ``preempted`` | ``requeued`` | ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``;
         resource: what an eviction was for (``memory``, ``ephemeral-storage``), or ""; step: the Slurm job or step id
         the verdict is about ("42", "42.0"), or "".

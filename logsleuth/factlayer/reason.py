@@ -928,9 +928,21 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
         and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
         for f in facts
     )
-    # a launcher that stops every worker, naming no pid (PaddlePaddle's launcher on a signal it got): the workers' own
-    # SIGTERM handlers print theirs in their own files, whose order against the launcher's line is not known
-    stopped_all = any(f.target is None and f.signal == "SIGTERM" for f in stops)
+    # a launcher that stops every worker, naming no pid: PaddlePaddle's launcher on a signal it got (the same line
+    # states that signal), or Open MPI aborting the job after a worker failed ("Per user-direction"). The workers' own
+    # SIGTERM handlers print theirs in their own files, whose order against the launcher's line is not known. Open MPI
+    # aborts after any failed exit, also one by the SIGTERM itself (exit 143 when a scheduler signalled the ranks): only
+    # a worker that failed by something else makes the others' SIGTERM its clean-up.
+    received = {id(f.event) for f in facts if isinstance(f, SignalFact) and f.sender != "launcher"}
+    worker_failed = any(
+        isinstance(f, ProcessExit)
+        and (f.signal or (f.code or 0) != 0)
+        and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
+        for f in facts
+    )
+    stopped_all = any(
+        f.target is None and f.signal == "SIGTERM" and (id(f.event) in received or worker_failed) for f in stops
+    )
     if spawn_failed or stopped_all:
         # torch's and Paddle's spawn report a process that failed only once they have stopped the others
         # (``ProcessContext.join``: ``process.terminate()``, i.e. SIGTERM, for each one still alive), so the others'

@@ -227,6 +227,9 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     # c10 ``DefaultCPUAllocator`` (c10/core/impl/alloc_cpu.cpp) when posix_memalign fails; PyTorch < 2.0 printed
     # only "can't allocate memory: you tried to allocate N bytes" without the strerror text
     ("DefaultCPUAllocator: can't allocate memory", "host_memory"),
+    # the same allocator on Windows, where it says so in its own words ("DefaultCPUAllocator: not enough memory: you
+    # tried to allocate 20756439040 bytes. Buy new RAM!", c10/core/impl/alloc_cpu.cpp; wanggrun/SYSU-30k#6)
+    ("DefaultCPUAllocator: not enough memory", "host_memory"),
     # TensorFlow's ``OpKernelContext::allocate_tensor`` (tensorflow/core/framework/op_kernel.cc) on a CPU device: "OOM
     # when allocating tensor with shape[1024,98,98] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by
     # allocator cpu" (Kyubyong/transformer#116) - host RAM; on a GPU device it is rule framework-gpu-allocator-oom's
@@ -322,6 +325,28 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # [..] but another member provided shape [..]"): the workers issued different collectives (wave AL's run with
     # ``model.save()`` on the chief alone)
     (r"\bCollective instance \d+ expected (?:type|shape|group_size)\b", "collective_mismatch"),
+    # Horovod's coordinator, when the ranks' requests for one tensor name disagree (``horovod/common/controller.cc``
+    # ``Controller::ConstructResponse``): "Mismatched BROADCAST tensor shapes: One rank sent a tensor of shape [9], but
+    # another rank sent a tensor of shape [8].", "Mismatched data types: One rank had type float32, but another rank had
+    # type int64.", "Mismatched Horovod operations: One rank did an allreduce, but another rank did a broadcast."
+    (
+        r"\bMismatched (?:[A-Z_]+ tensor shapes|data types|(?:MPI|Horovod) operations|\w+ (?:root ranks|prescale|postscale))"
+        r": One rank ",
+        "collective_mismatch",
+    ),
+    # Horovod's elastic driver waiting for the hosts its discovery script lists to offer enough slots
+    # (``horovod/runner/elastic/driver.py`` ``wait_for_available_slots`` -> ``common/util/timeout.py``: "Timed out
+    # waiting for {activity}. Please check that you have enough resources to run at least 4 Horovod processes." - the
+    # literal ``{activity}`` is Horovod's): the job's processes never all met
+    (r"enough resources to run at least \d+ Horovod processes", "rendezvous"),
+    # a library built without the accelerator it was asked to use, in its own words: torch's "Torch not compiled with
+    # CUDA enabled" (above), Paddle's "PaddlePaddle is not compiled with CUDA", cumm/spconv's tensorview "don't compiled
+    # with cuda" (traveller59/spconv#423: a CPU-only cumm wheel under a CUDA spconv)
+    (r"(?i)\b(?:not|n't) (?:been )?compiled with (?:cuda|gpu)\b", "environment"),
+    # dmlc-core's file stream (``dmlc-core/src/io/local_filesys.cc`` ``FileStream::Write``: "Check failed:
+    # std::fwrite(ptr, 1, size, fp_) == size: FileStream.Write incomplete"), which XGBoost's ``save_model`` and
+    # checkpoints write through: a short ``fwrite`` with no errno, a full filesystem as with numpy's short write above
+    (r"FileStream\.Write incomplete", "disk_full"),
     # TensorFlow's file layer maps errno to its status codes (``tensorflow/core/platform/posix/error.cc``, later
     # ``tsl/platform/errors.cc``, ``ErrnoToCode``: ENOSPC and EDQUOT -> RESOURCE_EXHAUSTED), so a failed checkpoint
     # write says "Resource exhausted: <path>" with no errno; its checkpoint writer words the failure "Error writing

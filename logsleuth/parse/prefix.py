@@ -42,6 +42,13 @@ _RAY_NAMES = frozenset({"raylet", "autoscaler", "gcs_server", "monitor", "dashbo
 # toolkit rewrites the tag as "[1,mpirank:3,algo-1]<stdout>:" with the host last (aws/sagemaker-training-toolkit
 # ``process.watch``).
 _MPI = regex.compile(r"\[\d+,(?:mpirank:)?(?P<rank>\d+)(?:,(?P<host>[\w.-]+))?\]<(?:stdout|stderr|stddiag)>: ?")
+# horovodrun's own tag in its Gloo mode (``horovod/runner/common/util/safe_shell_exec.py``: "[<index>]<stdout>:" per
+# line of the worker with that index, the Horovod rank; ``--prefix-output-with-timestamp`` puts the local time before
+# it as ``time.asctime()`` prints it: "Sun Nov 29 20:00:29 2026[0]<stdout>:"). In ``--mpi`` mode the tag is Open MPI's.
+_HOROVOD = regex.compile(
+    r"(?:[A-Z][a-z]{2} (?P<mon>[A-Z][a-z]{2}) (?P<day>[ \d]\d) (?P<clock>\d\d:\d\d:\d\d) (?P<year>\d{4}))?"
+    r"\[(?P<rank>\d{1,6})\]<(?:stdout|stderr)>:"
+)
 # Slurm ``srun --label``: "%*d: " (the task id right-aligned to the widest id, ``_build_label`` in Slurm's
 # src/api/step_io.c); a heterogeneous job's "P<n> <task>: ". The task id is SLURM_PROCID, the global rank when each
 # task is one rank.
@@ -121,11 +128,16 @@ def strip(text: str) -> tuple[Prefix, str]:
     c = body[:1]
     if c == "[":
         if body[1:2].isdigit() and "]<" in body[:48]:
-            m = _MPI.match(body)
+            m = _MPI.match(body) or _HOROVOD.match(body)
             if m:
                 pre.rank = plausible.rank(m["rank"])
-                pre.host = m["host"] or pre.host
+                pre.host = m.groupdict().get("host") or pre.host
                 body = body[m.end() :]
+    elif c.isupper() and body[24:25] == "[" and "]<std" in body[25:40] and (m := _HOROVOD.match(body)):
+        pre.rank = plausible.rank(m["rank"])
+        if (mon := _MONTHS.get(m["mon"])) is not None:
+            pre.time = timestamps.full(f"{m['year']}-{mon:02d}-{int(m['day']):02d}", m["clock"])
+        body = body[m.end() :]
     elif c:
         i = body.find(": ", 1, 72)
         if i > 0:

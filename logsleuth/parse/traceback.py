@@ -18,7 +18,9 @@ from .. import plausible
 HEADER = "Traceback (most recent call last):"
 FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 _EXC = regex.compile(
-    r"(?P<type>(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
+    r"(?P<type>(?:(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
+    # a module's class named just "Error" (``wave.Error``, ``csv.Error``, ``shutil.Error``), printed with its module
+    r"|(?:[a-z_]\w*\.)+(?:Error|Exception))"
     r"(?:\((?P<inner>[\w.]+)\))?)(?::\s?(?P<msg>.*))?$"
 )
 # An uncaught exception's last line on its own: CPython prints ``Type: message`` unindented at the end of every
