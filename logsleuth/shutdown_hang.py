@@ -134,6 +134,13 @@ def hung_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
 # torchelastic's failed rendezvous shutdown (``dynamic_rendezvous.py`` "has failed to shutdown the rendezvous ... due to
 # an error of type RendezvousConnectionError")
 TEARDOWN_ANSWERS = frozenset({"peer_process_died"})
+# ... and a connection the other side closed, logged by a framework as it shuts down after the script said training
+# was done (dask's ``distributed.batched`` logging a ``CommClosedError`` once the scheduler went away, tornado's
+# ``StreamClosedError``, gloo's "Connection closed by peer"), which no rule reads as a cause: the job's answer is then
+# ``unknown`` for an error it cannot place, not a failure
+_CLOSED_CONNECTION = re.compile(
+    r"\b(?:CommClosedError|StreamClosedError)\b|Connection (?:closed|reset) by peer|BrokenPipeError"
+)
 
 
 def _before(evidence: JobEvidence, e: Event, first: Event, t_first: datetime | None) -> bool:
@@ -147,13 +154,19 @@ def _before(evidence: JobEvidence, e: Event, first: Event, t_first: datetime | N
 
 def teardown_after_success(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when its only reading is a lost peer (``TEARDOWN_ANSWERS``) first printed
-    after a launcher reported that every worker succeeded (``RunFinished`` by ``torchelastic``: "Local worker group
+    after a launcher reported that every worker succeeded, or ``unknown`` for a closed connection
+    (``_CLOSED_CONNECTION``) first printed after the training loop or script said it finished (any ``RunFinished``) (``RunFinished`` by ``torchelastic``: "Local worker group
     finished (WorkerState.SUCCEEDED)") and no process exited non-zero: in a multi-node c10d rendezvous, the node that
     hosts the store exits as soon as its workers are done, and the other nodes' agents then lose the store while they
     tear down. Else ``diag`` unchanged."""
-    if diag.root_cause not in TEARDOWN_ANSWERS or diag.first_failure is None:
+    if diag.first_failure is None:
         return diag
-    done = [f for f in evidence.facts if isinstance(f, RunFinished) and f.by == "torchelastic"]
+    if diag.root_cause in TEARDOWN_ANSWERS:
+        done = [f for f in evidence.facts if isinstance(f, RunFinished) and f.by == "torchelastic"]
+    elif diag.root_cause == "unknown" and _CLOSED_CONNECTION.search(diag.first_failure.text):
+        done = [f for f in evidence.facts if isinstance(f, RunFinished)]
+    else:
+        return diag
     if not done:
         return diag
     if any(isinstance(f, ProcessExit) and (f.code not in (None, 0) or f.signal) for f in evidence.facts):
@@ -167,5 +180,8 @@ def teardown_after_success(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     message = (
         f"Every worker finished (torchelastic: WorkerState.SUCCEEDED, {done[0].event.path}:{done[0].event.line}); "
         "the lost connection after it is the rendezvous store's host exiting first at shutdown, not a failure."
+        if done[0].by == "torchelastic"
+        else f'Training finished ({done[0].by}: "{done[0].words}", {done[0].event.path}:{done[0].event.line}); the '
+        "closed connection logged after it is the job's processes shutting down, not a failure."
     )
     return healthy_by_fact(diag, rule_id="teardown-after-success", message=message, confidence=0.8)

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from logsleuth.factlayer.extract import facts_of
-from logsleuth.factlayer.kinds import ExceptionFact, NumericHealth, ProcessExit, SchedulerVerdict, SignalFact
+from logsleuth.factlayer.kinds import (
+    ExceptionFact,
+    NumericHealth,
+    ProcessExit,
+    RunFinished,
+    SchedulerVerdict,
+    SignalFact,
+)
 from logsleuth.factlayer.reason import sibling_terminations
 from logsleuth.parse import parse_text
 from logsleuth.parse.prefix import strip
@@ -33,6 +40,8 @@ def _facts(text: str) -> list:
         ("run-waveam-b-mpirun-rank-returning-node/job.log", "rendezvous_timeout"),  # tracker.cc accept timed out
         ("run-waveam-b-rabit-rank-keep-checkpoints/job.log", "disk_full"),  # dmlc "FileStream.Write incomplete"
         ("run-waveam-b-dask-local-rank-feature-crosses/job.log", "host_oom_killed"),  # the nanny's memory budget
+        # healthy: dask's CommClosedError logged while the cluster shut down after "training done"
+        ("run-waveam-b-dask-shell-rank-team-site/job.log", "no_failure"),
         # Horovod master with Gloo and MPI controllers (waveam_c)
         ("run-waveam-c-gloo-kws-new-recorder-export/job.log", "worker_exception"),  # "[1]<stderr>:wave.Error: ..."
         ("run-waveam-c-mpirun-kws-new-keyword/job.log", "collective_mismatch"),  # "Mismatched BROADCAST tensor shapes"
@@ -124,3 +133,16 @@ def test_open_mpis_abort_after_a_sigterm_exit_leaves_the_ranks_sigterm_the_cause
     assert any(isinstance(f, ProcessExit) and f.signal == "SIGKILL" for f in failed)
     stopped = [f for f in failed if isinstance(f, SignalFact) and f.sender == "unknown"]
     assert {id(f.event) for f in stopped} <= sibling_terminations(failed)
+
+
+@pytest.mark.parametrize(
+    ("line", "finished"),
+    [
+        ("dask_rank: training done in 10.3 s: 150 rounds, best iteration 149", True),
+        ("[rank 0] Training finished.", True),
+        ("waiting for training done signal", False),
+        ("rank 1: training finished with error", False),
+    ],
+)
+def test_a_scripts_own_training_done_line_is_a_finish(line: str, finished: bool) -> None:
+    assert any(isinstance(f, RunFinished) for f in _facts(line)) is finished

@@ -514,6 +514,10 @@ _FINISHED = lazy(
     # ``_exit_barrier``/``_invoke_run``: "Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 seconds for
     # other agents to finish.")
     r"|(?P<torchelastic>Local worker group finished \(WorkerState\.SUCCEEDED\))"
+    # a training script's own last words, as scripts of every framework print them ("training done in 10.3 s: 150
+    # rounds", "Training finished.", "training complete"): at the start of the message, so "... before training
+    # finished" and "training done: 0 steps because ..." read no differently from the library lines above
+    r"|(?P<script>(?:^|\]\s*|:\s+)[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)))"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -553,6 +557,9 @@ _FINISHED_WORDS = (
     "` stopped: `",
     "done training in",
     "WorkerState.SUCCEEDED",
+    "raining done",
+    "raining finished",
+    "raining complete",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -865,7 +872,7 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
 
 def _finished(ev: Event, text: str, out: list[Fact]) -> None:
     if any(w in text for w in _FINISHED_WORDS) and (m := _FINISHED.search(text)):
-        out.append(RunFinished(event=ev, by=m.lastgroup or "", words=m[0]))
+        out.append(RunFinished(event=ev, by=m.lastgroup or "", words=m[0].lstrip(" \t:]")))
     if any(w in text for w in _VERSION_WARNING_WORDS) and (m := _VERSION_WARNING.search(text)):
         out.append(VersionWarning(event=ev, library=m.lastgroup or "", words=m[0]))
     if any(w in text for w in _RETRIED_WORDS) and (m := _RETRIED.search(text)):
