@@ -26,6 +26,7 @@ from .factlayer.reason import (
     exception_summary,
     handled_when_interrupted,
     sibling_terminations,
+    teardown_signals,
 )
 from .factlayer.tables import is_advisory
 from .facts import find_versions, find_world_size
@@ -558,6 +559,10 @@ def decide(
     matches = rules.finalize(list(evidence.matches), set(evidence.context_hits), dict(evidence.last_lines))
     if evidence.stats.get("numbers_recovered"):  # a skipped overflow step the loss recovered from: the scaler working
         matches = [m for m in matches if m.root_cause != "training_divergence"]
+    # a SIGTERM after the script said training was done is its teardown: no cause, not even a symptom of one
+    torn_down = teardown_signals(evidence.facts)
+    if torn_down:
+        matches = [m for m in matches if id(m.event) not in torn_down]
     handled = handled_when_interrupted(evidence.facts)
     if handled:  # an exception a loop caught and was still handling when the user interrupted: not a failure
         matches = [m for m in matches if id(m.event) not in handled]

@@ -42,6 +42,9 @@ def _facts(text: str) -> list:
         ("run-waveam-b-dask-local-rank-feature-crosses/job.log", "host_oom_killed"),  # the nanny's memory budget
         # healthy: dask's CommClosedError logged while the cluster shut down after "training done"
         ("run-waveam-b-dask-shell-rank-team-site/job.log", "no_failure"),
+        # dask's "Received signal SIGTERM (15)": mid-training a preemption; after "training done" the teardown
+        ("run-waveam-b-dask-shell-rank-node-drain/job.log", "job_preempted"),
+        ("run-waveam-b-dask-shell-rank-healthy-early-stop/job.log", "no_failure"),
         # Horovod master with Gloo and MPI controllers (waveam_c)
         ("run-waveam-c-gloo-kws-new-recorder-export/job.log", "worker_exception"),  # "[1]<stderr>:wave.Error: ..."
         ("run-waveam-c-mpirun-kws-new-keyword/job.log", "collective_mismatch"),  # "Mismatched BROADCAST tensor shapes"

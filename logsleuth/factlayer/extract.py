@@ -424,6 +424,9 @@ _SPAWN_TERMINATE = lazy(r"Terminating process (?P<pid>\d+) via signal (?P<name>S
 _RANK_GOT_SIGTERM = lazy(
     r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?"
     r"\b(?:(?:[Rr]eceived|[Cc]aught) (?:signal )?SIGTERM|[Rr]eceived signal 15(?![\d.])|SIGTERM (?:received|caught))\b"
+    # dask.distributed's handler in each scheduler, nanny and worker process (``distributed/_signals.py``
+    # ``wait_for_signals``: "Received signal SIGTERM (15)"), under its own logger's name
+    r"|\bdistributed\._signals - \w+ - Received signal SIGTERM \(15\)"
 )
 # TensorFlow's and JAX's preemption notifier (``xla/tsl/distributed_runtime/preemption/preemption_notifier.cc``,
 # ``SigtermNotifier``: "SIGTERM caught at 2026-11-29T17:31:14.330674106+00:00", absl's RFC 3339 time), installed by
@@ -1488,7 +1491,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         )
     if (
         ("SIGTERM" in text or "signal 15" in text)
-        and "ank" in text
+        and ("ank" in text or "_signals" in text)
         and ("eceived" in text or "aught" in text)
         and _RANK_GOT_SIGTERM.search(text)
         or "caught " in text

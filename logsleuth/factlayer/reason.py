@@ -38,6 +38,7 @@ from .kinds import (
     P2PSlowerThanCopy,
     ProcessExit,
     RanksOnOneDevice,
+    RunFinished,
     SchedulerVerdict,
     SharedGpu,
     SignalFact,
@@ -958,6 +959,21 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
             and f.reporter in _OWN_HANDLERS
         ) | _launcher_stops(facts, stops)
     return _launcher_stops(facts, stops)
+
+
+def teardown_signals(facts: Sequence[Fact]) -> frozenset[int]:
+    """``id()`` of the events of SIGTERM reports (sender unknown) printed after the training loop or script said it
+    finished (the first ``RunFinished``): the job's own teardown - a script or service manager stopping what it started,
+    as dask's scheduler and workers are stopped once the client is done - not a preemption. A kill that came long
+    after the finish is read by ``shutdown_hang.hung_after_finish`` from the facts themselves. ``facts`` in job order."""
+    finished = next((i for i, f in enumerate(facts) if isinstance(f, RunFinished)), None)
+    if finished is None:
+        return frozenset()
+    return frozenset(
+        id(f.event)
+        for f in facts[finished:]
+        if isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM"
+    )
 
 
 # a process's own failure-signal handler reporting the signal it got (``extract``: abseil, glog, faulthandler, Paddle)
