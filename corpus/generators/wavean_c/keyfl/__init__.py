@@ -1,0 +1,1 @@
+"""keyfl: the keystroke-authentication Flower App (ServerApp + ClientApp) for the deployment engine."""
