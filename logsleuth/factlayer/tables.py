@@ -347,6 +347,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # std::fwrite(ptr, 1, size, fp_) == size: FileStream.Write incomplete"), which XGBoost's ``save_model`` and
     # checkpoints write through: a short ``fwrite`` with no errno, a full filesystem as with numpy's short write above
     (r"FileStream\.Write incomplete", "disk_full"),
+    # LightGBM's own file writer saving a model ("Cannot write binary data to models/checkpoint-0040.txt, wrote 86016 of
+    # 117938 bytes", LightGBM 4.7 on a full tmpfs): a short write with no errno
+    (r"Cannot write binary data to \S+, wrote \d+ of \d+ bytes", "disk_full"),
     # TensorFlow's file layer maps errno to its status codes (``tensorflow/core/platform/posix/error.cc``, later
     # ``tsl/platform/errors.cc``, ``ErrnoToCode``: ENOSPC and EDQUOT -> RESOURCE_EXHAUSTED), so a failed checkpoint
     # write says "Resource exhausted: <path>" with no errno; its checkpoint writer words the failure "Error writing
