@@ -25,6 +25,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         ("run-wavean-a-shell-load-third-host/job.log", "rendezvous_timeout"),  # retries, then "Socket accept error"
         ("run-wavean-a-shell-load-checkpoints/job.log", "disk_full"),  # "wrote 86016 of 117938 bytes"
         ("run-wavean-a-mpirun-load-time-limit/job.log", "job_preempted"),  # Open MPI's first failure by signal 15
+        # healthy: a TensorFlow queue runner's thread cancelled as its session closed, then a paste cut at a header
+        ("gh-DeepLabCut-DeepLabCut-683/train_network.log", "no_failure"),
     ],
 )
 def test_wave_an_logs_by_facts_and_rules(log: str, cause: str) -> None:
@@ -45,3 +47,20 @@ def test_connect_retries_that_succeed_are_no_rendezvous_failure(tmp_path) -> Non
     log = tmp_path / "job.log"
     log.write_text("[LightGBM] [Warning] Connecting to rank 2 failed, waiting for 200 milliseconds\n" * 3)
     assert analyze([str(log)], model=False).root_cause != "rendezvous_timeout"
+
+
+def test_a_thread_cancelled_at_shutdown_and_an_empty_traceback_are_no_errors() -> None:
+    text = (
+        "Exception in thread Thread-1:\n"
+        "Traceback (most recent call last):\n"
+        '  File "session.py", line 1365, in _do_call\n'
+        "    return fn(*args)\n"
+        "tensorflow.python.framework.errors_impl.CancelledError: Enqueue operation was cancelled\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+    )
+    levels = [ev.level for ev in parse_text(text) if ev.source == "python"]
+    assert levels == ["warning", "warning"]
+    # the same exception in the main thread is an error
+    main = [ev.level for ev in parse_text(text.split("\n", 1)[1]) if ev.source == "python"]
+    assert main[0] == "error"

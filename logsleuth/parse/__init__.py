@@ -148,6 +148,8 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     # then the traceback) reports an exception it could not raise - in ``__del__``, at interpreter exit, in a
     # callback - and the process goes on: per stream, the line that announces such a traceback
     ignored_in: dict[tuple, str] = {}
+    # threading's excepthook ("Exception in thread <name>:", then the traceback), per stream
+    in_thread: dict[tuple, str] = {}
     summary = SummaryBlock()
     strip = prefix.strip
 
@@ -167,7 +169,15 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
 
     def finish_tb(key: tuple) -> Event:
         tb, pre = open_tbs.pop(key)
-        return tb_event(tb, pre, Recognised("python", "warning" if tb.unraisable else "error"))
+        # a cancelled operation in a thread that is not the main one (TensorFlow's queue runners when their session
+        # closes: "Exception in thread Thread-1: ... CancelledError: Enqueue operation was cancelled") reports the
+        # shutdown it was cancelled by; the process goes on, as after an unraisable exception
+        cancelled = tb.in_thread and (tb.exc_type or "").endswith("CancelledError")
+        # a header with neither a frame nor an exception after it (a paste cut right after "Traceback (most recent call
+        # last):") states no error of its own
+        empty = not tb.exc_type and not tb.frames
+        level = "warning" if tb.unraisable or cancelled or empty else "error"
+        return tb_event(tb, pre, Recognised("python", level))
 
     def summary_events(entry: Any) -> Iterator[Event]:
         params = entry.params()
@@ -222,10 +232,16 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if announced is not None:
                 tb.unraisable = True
                 tb.lines.insert(0, announced)
+            if in_thread and in_thread.pop(key, None) is not None:
+                tb.in_thread = True
             open_tbs[key] = (tb, pre)
             continue
+        if in_thread:
+            in_thread.pop(key, None)  # the announcement holds only for a traceback on the next line
         if body.startswith("Exception ignored in"):
             ignored_in[key] = text
+        elif body.startswith("Exception in thread ") and body.rstrip().endswith(":"):
+            in_thread[key] = text
         if (
             body.startswith('  File "')
             and FRAME.match(body)

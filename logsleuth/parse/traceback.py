@@ -67,6 +67,9 @@ class Traceback:
     # announced by CPython's "Exception ignored in: ..." (``sys.unraisablehook``): reported, not raised; the process
     # went on. Its first line is that announcement.
     unraisable: bool = False
+    # announced by threading's excepthook ("Exception in thread Thread-1:", ``Lib/threading.py``): raised in a thread
+    # other than the main one, which goes on
+    in_thread: bool = False
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
