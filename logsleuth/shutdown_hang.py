@@ -153,12 +153,12 @@ def _before(evidence: JobEvidence, e: Event, first: Event, t_first: datetime | N
 
 
 def teardown_after_success(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
-    """``diag`` turned into ``no_failure`` when its only reading is a lost peer (``TEARDOWN_ANSWERS``) first printed
-    after a launcher reported that every worker succeeded, or ``unknown`` for a closed connection
-    (``_CLOSED_CONNECTION``) first printed after the training loop or script said it finished (any ``RunFinished``) (``RunFinished`` by ``torchelastic``: "Local worker group
-    finished (WorkerState.SUCCEEDED)") and no process exited non-zero: in a multi-node c10d rendezvous, the node that
-    hosts the store exits as soon as its workers are done, and the other nodes' agents then lose the store while they
-    tear down. Else ``diag`` unchanged."""
+    """``diag`` turned into ``no_failure`` when no process exited non-zero and either its only reading is a lost peer
+    (``TEARDOWN_ANSWERS``) first printed after a launcher reported that every worker succeeded (``RunFinished`` by
+    ``torchelastic``: "Local worker group finished (WorkerState.SUCCEEDED)") - in a multi-node c10d rendezvous, the node
+    that hosts the store exits as soon as its workers are done, and the other nodes' agents then lose the store while
+    they tear down - or it is ``unknown`` for a closed connection (``_CLOSED_CONNECTION``) first printed after the
+    training loop or script said it finished (any ``RunFinished``). Else ``diag`` unchanged."""
     if diag.first_failure is None:
         return diag
     if diag.root_cause in TEARDOWN_ANSWERS:

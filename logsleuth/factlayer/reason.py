@@ -910,6 +910,15 @@ def handled_when_interrupted(facts: Sequence[Fact]) -> frozenset[int]:
     return frozenset(out)
 
 
+def _failed_exit(f: Fact) -> bool:
+    """``f`` is a process's failed end by itself: a non-zero exit or a signal, not one that only asks it to stop."""
+    return (
+        isinstance(f, ProcessExit)
+        and bool(f.signal or (f.code or 0) != 0)
+        and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
+    )
+
+
 def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events that report a launcher stopping a sibling: an exit by SIGTERM/SIGKILL/SIGINT of a pid the
     launcher named as one it signals, a reason-less Slurm cancel of a step srun said it was terminating, or a rank's
@@ -923,11 +932,7 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     with return code", about the failed worker) is never one. ``facts`` in job order."""
     stops = [f for f in facts if isinstance(f, SignalFact) and f.sender == "launcher"]
     spawn_failed = any(
-        isinstance(f, ProcessExit)
-        and f.reporter == "multiprocessing"
-        and (f.signal or (f.code or 0) != 0)
-        and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
-        for f in facts
+        isinstance(f, ProcessExit) and f.reporter == "multiprocessing" and _failed_exit(f) for f in facts
     )
     # a launcher that stops every worker, naming no pid: PaddlePaddle's launcher on a signal it got (the same line
     # states that signal), or Open MPI aborting the job after a worker failed ("Per user-direction"). The workers' own
@@ -935,12 +940,7 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     # aborts after any failed exit, also one by the SIGTERM itself (exit 143 when a scheduler signalled the ranks): only
     # a worker that failed by something else makes the others' SIGTERM its clean-up.
     received = {id(f.event) for f in facts if isinstance(f, SignalFact) and f.sender != "launcher"}
-    worker_failed = any(
-        isinstance(f, ProcessExit)
-        and (f.signal or (f.code or 0) != 0)
-        and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
-        for f in facts
-    )
+    worker_failed = any(_failed_exit(f) for f in facts)
     stopped_all = any(
         f.target is None and f.signal == "SIGTERM" and (id(f.event) in received or worker_failed) for f in stops
     )
@@ -988,13 +988,7 @@ def _launcher_stops(facts: Sequence[Fact], stops: Sequence[SignalFact]) -> froze
     steps = {f.step for f in stops if f.step}
     # a worker's own failed end, reported anywhere in the job: not a pid the launcher signalled, not by a signal that
     # only asks a process to stop (a SIGKILL of another pid is the OOM killer's as often as a launcher's)
-    failed = any(
-        isinstance(f, ProcessExit)
-        and (f.signal or (f.code or 0) != 0)
-        and f.signal not in ("SIGTERM", "SIGINT", "SIGHUP")
-        and f.fields()["pid"] not in targets
-        for f in facts
-    )
+    failed = any(_failed_exit(f) and f.fields()["pid"] not in targets for f in facts)
     out: set[int] = set()
     sent: set[str] = set()  # signals a launcher announced so far
     for f in facts:
