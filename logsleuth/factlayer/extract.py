@@ -208,6 +208,9 @@ _GENERIC_EXIT = lazy(
     r"(?:exited|terminated|died|crashed|was killed|killed|exit)(?: unexpectedly| abnormally)?,? (?:with|by|on)"
     r"(?: an?)?(?: (?:exit|return|error|status))?[ _](?P<kind>code|status|signal)[:=]? ?(?P<val>-?\d{1,3}|SIG[A-Z]+)\b"
 )
+# Every ``_GENERIC_EXIT`` match holds one of these words; checking them first spares the regex on the error and
+# traceback lines that reach it (on a Ray driver log most of them, ~9% of analyze's time before this check).
+_GENERIC_EXIT_WORDS = ("code", "signal", "status", "Code", "Signal", "Status", "CODE", "SIGNAL", "STATUS")
 _LAUNCHER_EXIT_CODE = lazy(r"(?m)^\s*Exit code:(?P<sp> +)\d+\s*$")
 _FAULTHANDLER = lazy(
     r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
@@ -1072,7 +1075,7 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         and (sig := _signal(m["num"])) in _NEGATIVE_SIGNALS
     ):
         _exit(ev, out, -int(m["num"]), "runner", signal=sig)
-    if not out and (m := _GENERIC_EXIT.search(text)):
+    if not out and any(w in text for w in _GENERIC_EXIT_WORDS) and (m := _GENERIC_EXIT.search(text)):
         _generic_exit(ev, out, m)
 
 
