@@ -618,6 +618,20 @@ _NAN_GRAD = lazy(
 _NAN_OUTPUT = lazy(
     r"Predicted boxes or scores contain Inf/NaN"
     r"|but found invalid values:\s*tensor\(\[*(?:[^\n\]]*,\s*)?[+-]?(?:nan|inf)\b"
+    # The same check in any library's words, read by its grammar - a model quantity that "contains|has|had" NaN/Inf,
+    # or NaN/Inf "detected|found in" one: Ignite's ``TerminateOnNan`` ("Output 'nan' contains NaN or Inf. Stop
+    # training", ``ignite/handlers/terminate_on_nan.py``), TensorFlow's ``tf.debugging.check_numerics`` ("Tensor had
+    # NaN values", ``tensorflow/core/kernels/check_numerics_op.cc``). Input data is not in the list: a label or feature
+    # column holding NaN (XGBoost's "Label contains NaN, infinity or a value too large") is the data's fault, not a
+    # diverged model.
+    r"|(?i:\b(?:output|outputs|tensor|tensors|weights?|param(?:eter)?s?|activations?|logits|predictions?|"
+    r"gradients?|grads?)\b[\"'`]?[^\n]{0,24}?\b(?:contains?|has|had)\b (?:either )?[`'\"]?(?:nan|inf)\b)"
+    r"|(?i:\b(?:nan|inf)s?(?: or (?:nan|inf))?(?: values?)? (?:detected|found) in (?:the )?(?:model(?:'s)? )?"
+    r"(?:output|weights|param(?:eter)?s|activations|logits|gradients|grads)\b)"
+    # JAX's ``jax_debug_nans``/``jax_debug_infs`` (``jax/_src/dispatch.py``): "FloatingPointError: invalid value (nan)
+    # encountered in jit(train_step)"; numpy's harmless "RuntimeWarning: invalid value encountered in divide" prints no
+    # value in parentheses
+    r"|invalid value \((?:nan|inf)\) encountered in"
 )
 # apex/DeepSpeed "OVERFLOW! ... reducing to N", Megatron/apex "Gradient overflow. Skipping step, loss scaler 0 reducing
 # loss scale to N", fairseq's ``DynamicLossScaler`` (``fairseq/optim/fp16_optimizer.py``: "| WARNING: overflow
