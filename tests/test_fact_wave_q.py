@@ -51,6 +51,8 @@ def test_a_trainers_own_rank_tag_names_the_rank() -> None:
         "[rank: 1] Received SIGTERM: 15": 1,
         # corpus/logs/run-wavel-a-mpirun-ctr-rank0-hot-pair-index/job.log
         "2026-11-28 07:54:53 | rank 0/3 | caught SIGTERM at step 0, saving ckpt/last.pt before exit": 0,
+        # a script whose processes are workers: corpus/logs/run-wavean-a-shell-load-early-stop/job.log
+        "[worker 0] training done: 18 trees, best_iteration=18 (0.4s)": 0,
     }
     for text, rank in lines.items():
         assert parse_text(text + "\n")[0].rank == rank, text
@@ -61,6 +63,8 @@ def test_a_trainers_own_rank_tag_names_the_rank() -> None:
     # corpus/logs/run-wavep-b-raytune-ppo-cartpole-sweep-spot-sigterm/job.log, colour codes left out)
     trials = "(train_loop pid=25452) [rank 0] iter 12: 9 episodes, return 47.8, loss 27.8527\n"
     assert parse_text(trials)[0].rank is None
+    # a "worker" mid-sentence is not a tag
+    assert parse_text("[INFO] worker 1 started\n")[0].rank is None
 
 
 def test_the_job_ends_when_slurm_says_it_cancelled_it() -> None:

@@ -76,14 +76,19 @@ def _remember(shape: bytes | None, claim: int | tuple[str, str]) -> None:
 # "[rank: 1]" (Lightning's ``rank_prefixed_message``), "[rank 2/4]", "[RANK 3]", "| rank 0/3 |". Read only where no
 # prefix, recogniser or file path names the rank; c10d's capitalised "[Rank N]" is left alone (a process group's rank,
 # not always the global one). Before NCCL's communicator rank, which is a group's.
-_TEXT_RANK = regex.compile(r"\[(?:rank|RANK):? ?(?P<r>\d{1,6})(?:/\d+)?\]|(?:^|\| )rank (?P<r>\d{1,6})/\d+ \|")
+# A script's "[worker 1]", "[trainer 0]", "[proc 3]" at the start of its line is the same tag in the words of
+# frameworks whose processes are workers (XGBoost/LightGBM/dask scripts, parameter servers, horovod examples).
+_TEXT_RANK = regex.compile(
+    r"\[(?:rank|RANK):? ?(?P<r>\d{1,6})(?:/\d+)?\]|(?:^|\| )rank (?P<r>\d{1,6})/\d+ \|"
+    r"|^\[(?:[Ww]orker|WORKER|trainer|proc|process) #?(?P<r>\d{1,6})(?:/\d+)?\]"
+)
 
 
 def _text_rank(body: str, params: dict[str, Any], pre: prefix.Prefix) -> int | None:
     head = body[:160]
     # not behind Ray's "(actor pid=N)": each Ray Tune trial's workers count their ranks from 0 again, so the tag
     # does not name one process of the job there (the pid does)
-    if not pre.ray and ("rank" in head or "RANK" in head) and (m := _TEXT_RANK.search(head)):
+    if not pre.ray and ("rank" in head or "RANK" in head or head[:1] == "[") and (m := _TEXT_RANK.search(head)):
         return plausible.rank(m["r"])
     r = params.get("comm_rank")
     return r if isinstance(r, int) else None
