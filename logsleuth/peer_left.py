@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 import regex
 
 from .diagnose import decided_by_fact
-from .factlayer.kinds import ExceptionFact, ProcessExit
-from .types import Diagnosis, Fix, Match
+from .factlayer.kinds import ExceptionFact, ProcessExit, RunFinished
+from .parse.timestamps import one_clock
+from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
     from .evidence import JobEvidence
@@ -103,4 +104,67 @@ def peer_left_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         ),
     )
     title = "A collective ran on some ranks only (the others had exited cleanly)"
+    return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
+
+
+AFTER_FINISH_RULE_ID = "collective-after-finish"
+AFTER_FINISH_CONFIDENCE = 0.6
+# answers that say a collective failed for want of a peer: a timeout waiting for it, or its connection gone
+WAITING = frozenset({"collective_timeout", "peer_process_died"})
+
+
+def collective_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``collective_mismatch`` when a collective timed out or lost its peer after a training loop
+    said it had finished (``RunFinished``), and nothing failed before that line.
+
+    A loop that finished left the collectives of training behind; a collective that still waits afterwards was issued
+    by some ranks only - a final evaluation, metric gather, save or barrier under ``if rank == 0``, or the other
+    ranks still training because their loop runs longer (early stopping decided on each rank's own validation data,
+    uneven shards without ``drop_last``: PyTorch's ``Join`` context manager exists for this,
+    https://pytorch.org/tutorials/advanced/generic_join.html). The ranks that finished exit or wait at teardown; the
+    one left in the collective times out (NCCL's watchdog, gloo's timeout) or sees its peer's connection close. A
+    launcher's own "every worker succeeded" (torchelastic's ``WorkerState.SUCCEEDED``) is not a loop's finish: what
+    comes after it is the job's teardown (``shutdown_hang``). Else ``diag`` unchanged."""
+    first = diag.first_failure
+    if diag.root_cause not in WAITING or first is None:
+        return diag
+    t_first = evidence.time_of(first) or first.time
+
+    def before(e: Event) -> bool:
+        if e.path == first.path:
+            return e.end_line < first.line
+        both = one_clock(evidence.time_of(e) or e.time, t_first)
+        return both is not None and both[0] < both[1]
+
+    done = next(
+        (f for f in evidence.facts if isinstance(f, RunFinished) and f.by != "torchelastic" and before(f.event)), None
+    )
+    if done is None:
+        return diag
+    for f in evidence.facts:
+        failed = isinstance(f, ExceptionFact) or (isinstance(f, ProcessExit) and (f.signal or f.code))
+        if failed and before(f.event) and (f.event.path, f.event.line) < (done.event.path, done.event.line):
+            return diag  # something failed before the loop's finish: that failure is the story
+    who = f"rank {done.rank}" if done.rank is not None else "the training loop"
+    message = (
+        f"{who} said it finished ({done.event.path}:{done.event.line}: \"{done.words}\") before the collective at "
+        f"{first.path}:{first.line} {'timed out' if diag.root_cause == 'collective_timeout' else 'lost its peer'}, "
+        "with nothing failed before: after the loop, some ranks issued a collective the others never did (work under "
+        "`if rank == 0` that gathers, saves or waits in a barrier), or the ranks ran different numbers of steps."
+    )
+    ev = Match(
+        AFTER_FINISH_RULE_ID, "collective_mismatch", "cause", first, severity="high", confidence=AFTER_FINISH_CONFIDENCE
+    )
+    fix = Fix(
+        summary="A collective ran on some ranks only, after the training loop had finished on others.",
+        steps=(
+            "Find what runs after the loop on some ranks only: evaluation, metric gathering, checkpoint saving or a "
+            "barrier under `if rank == 0` (or `is_main_process`); run its collectives on every rank, or none.",
+            "Make every rank run the same number of steps: early stopping decided on one rank must be broadcast to "
+            "all; equal shards (`DistributedSampler(drop_last=True)`), or PyTorch's `Join` context manager for uneven "
+            "inputs.",
+        ),
+        references=("https://pytorch.org/tutorials/advanced/generic_join.html",),
+    )
+    title = "A collective ran on some ranks only (after the training loop finished)"
     return decided_by_fact(diag, ev, title=title, message=message, fix=fix)

@@ -41,7 +41,7 @@ from .numeric_tail import NumericTail, loss_exploded
 from .parse import parse
 from .parse.decoration import undecorate
 from .parse.timestamps import YEARLESS, iso_dated
-from .peer_left import peer_left_cleanly
+from .peer_left import collective_after_finish, peer_left_cleanly
 from .plausible import ranges
 from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
@@ -581,6 +581,7 @@ def decide(
     diag = _name_crash_library(evidence, diag)
     diag = peer_lost_while_memory_grew(evidence, diag)
     diag = peer_left_cleanly(evidence, diag)  # mp.spawn's only failure lost its peer: the others had exited cleanly
+    diag = collective_after_finish(evidence, diag)  # a collective waited after a loop said it finished
     diag = loss_exploded(evidence, diag)
     # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the
     # model's vote on its lines does not overrule
