@@ -147,7 +147,7 @@ def collective_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
             return diag  # something failed before the loop's finish: that failure is the story
     who = f"rank {done.rank}" if done.rank is not None else "the training loop"
     message = (
-        f"{who} said it finished ({done.event.path}:{done.event.line}: \"{done.words}\") before the collective at "
+        f'{who} said it finished ({done.event.path}:{done.event.line}: "{done.words}") before the collective at '
         f"{first.path}:{first.line} {'timed out' if diag.root_cause == 'collective_timeout' else 'lost its peer'}, "
         "with nothing failed before: after the loop, some ranks issued a collective the others never did (work under "
         "`if rank == 0` that gathers, saves or waits in a barrier), or the ranks ran different numbers of steps."
