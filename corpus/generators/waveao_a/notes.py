@@ -102,4 +102,12 @@ NOTES = {
         "TaskSchedulerImpl: Initial job has not accepted any resources; check your cluster UI to ensure that workers "
         "are registered and have sufficient resources', 'validation AUC 0.9883 PR-AUC 0.9457', 'saved model to "
         "models/fault_lr', 'job exited with 0'"),
+    "cluster-mlp-healthy-executor-lost": (
+        "local-cluster MultilayerPerceptronClassifier (120 l-bfgs iterations); 6 s into the fit one executor JVM "
+        "(CoarseGrainedExecutorBackend, executor 1) is SIGKILLed from outside; Spark loses its tasks and shuffle "
+        "output, the worker starts a new executor, the map stage is recomputed and the fit finishes: a healthy run "
+        "with scary lines. evidence: 'ERROR TaskSchedulerImpl: Lost executor 1 on 192.0.2.2: Command exited with code "
+        "137', 'FetchFailed(null, shuffleId=2, ...) org.apache.spark.shuffle.MetadataFetchFailedException: Missing an "
+        "output location for shuffle 2 partition 2', 'fit done in 51.8s', 'validation AUC 0.9912 PR-AUC 0.9680', 'saved model to "
+        "models/fault_mlp', 'job exited with 0'"),
 }
