@@ -143,8 +143,11 @@ SCENARIOS = [
     Scenario("ddp-turbine-embedding", "collective_mismatch", "spark",
              lc(30423) + TD + "--epochs 5 --turbine-embedding 4" + DONE, r"DDP expects|appears not to match|mismatch",
              prep=DATA + " && rm data/scada/turbine-12.csv"),
-    Scenario("ddp-alarm-report", "collective_timeout", "spark",
-             lc(30425) + TD + "--epochs 5 --fault-report --dist-timeout 60" + DONE, r"(?i)timed out|timeout",
+    # meant as collective_timeout (rank 0's report outlasting the 60 s gloo timeout); the report took ~20 s, the run
+    # finished: relabelled no_failure (README "Dropped or changed")
+    Scenario("ddp-alarm-report", "no_failure", "spark",
+             lc(30425) + TD + "--epochs 5 --fault-report --dist-timeout 60" + DONE,
+             r"alarm report[\s\S]*Finished distributed training[\s\S]*job exited with 0",
              prep="{py} make_scada.py --out data --days 60 > /dev/null", timeout=600),
     Scenario("ddp-saturated-sensor", "training_divergence", "spark", lc(30427) + TD + "--epochs 5" + DONE,
              r"loss is nan|loss nan", prep=DATA + " && {py} make_scada.py --out data --only T03 --missing-as Inf "
