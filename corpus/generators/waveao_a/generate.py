@@ -149,6 +149,10 @@ SCENARIOS = [
              lc(30425) + TD + "--epochs 5 --fault-report --dist-timeout 60" + DONE,
              r"alarm report[\s\S]*Finished distributed training[\s\S]*job exited with 0",
              prep="{py} make_scada.py --out data --days 60 > /dev/null", timeout=600),
+    Scenario("ddp-alarm-report-tight", "collective_timeout", "spark",
+             lc(30429) + TD + "--epochs 5 --fault-report --dist-timeout 10" + DONE,
+             r"alarm report[\s\S]*(Timed out|timed out|Timeout)",
+             prep="{py} make_scada.py --out data --days 60 > /dev/null", timeout=400),
     Scenario("ddp-saturated-sensor", "training_divergence", "spark", lc(30427) + TD + "--epochs 5" + DONE,
              r"loss is nan|loss nan", prep=DATA + " && {py} make_scada.py --out data --only T03 --missing-as Inf "
              "--missing-share 0.01 > /dev/null"),

@@ -118,4 +118,12 @@ NOTES = {
         "alarming but not a failure. evidence: '  alarm report T11: 374 alarm readings, 48 false-alarm readings', "
         "'epoch 1 train loss 0.1246 valid AUC nan [24.5s]', 'saved model /tmp/waveao-a-job/run/models/"
         "turbine_fault.pt', 'Finished distributed training with 2 executor processes', 'job exited with 0'"),
+    "ddp-alarm-report-tight": (
+        "TorchDistributor gloo DDP on a 60-day export with --fault-report (rank 0's per-turbine false-alarm report, a "
+        "quadratic Python loop taking ~20 s per epoch, run before the validation all-gather) and --dist-timeout 10 (a "
+        "fail-fast process-group timeout): rank 1 reaches the all-gather first and gloo gives up after 10 s while "
+        "rank 0 is still printing its report; rank 1's torchrun fails and the barrier stage with it. evidence: "
+        "'  alarm report T03: 195 alarm readings, 0 false-alarm readings', '[rank1]: RuntimeError: "
+        "[.../gloo/transport/tcp/unbound_buffer.cc:129] Timed out waiting 10000ms for send operation to complete', "
+        "'failed (exitcode: 1) local_rank: 0', 'job exited with 1'"),
 }
