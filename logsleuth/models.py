@@ -56,7 +56,7 @@ class Event(Model):
     local_rank: int | None = None
     pid: int | None = None
     source: str = Field(
-        description="which software printed it: nccl, torch, elastic, ray, vllm, deepspeed, python, trainer, other"
+        description="which software printed it: nccl, torch, elastic, ray, vllm, deepspeed, python, jvm, trainer, other"
     )
     level: Level
     text: str = Field(description="the text, ANSI removed; a long traceback keeps its tail")

@@ -164,6 +164,7 @@ _RETRIED_BY = {
     "ray_task": "Ray retried the failed task",
     "ray_train": "Ray Train restarted its worker group",
     "c10d_store": "the c10d store client connected again after its timed-out attempt",
+    "spark_task": "Spark's scheduler ran the failed task again",
 }
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal
 
-Source = Literal["nccl", "torch", "elastic", "ray", "vllm", "deepspeed", "python", "trainer", "other"]
+Source = Literal["nccl", "torch", "elastic", "ray", "vllm", "deepspeed", "python", "jvm", "trainer", "other"]
 Level = Literal["debug", "info", "warning", "error", "fatal"]
 Role = Literal["cause", "symptom"]
 Verdict = Literal["failure", "no_failure", "unknown"]

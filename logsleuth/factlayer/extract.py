@@ -541,8 +541,14 @@ _RETRIED = lazy(
     r"(?P<ray_task>Task \S+ failed(?: due to oom)?\. There are (?:\d+|infinite) (?:oom )?retries remaining, so the "
     r"task will be retried)|(?P<ray_train>\[FailurePolicy\] (?:Decision: FailureDecision\.)?RETRY\b)"
     r"|(?P<c10d_store>TCP client failed to connect/validate to host \S+ - retrying \(try=\d+)"
+    # Spark's scheduler (``core/.../scheduler/TaskSetManager.scala`` ``handleFailedTask``): a failed task attempt is
+    # logged at WARN ("Lost task 2.0 in stage 33.0 (TID 70) (host executor 1): ExecutorLostFailure ...") and queued
+    # again until ``spark.task.maxFailures``, when it logs at ERROR "Task 2 in stage 33.0 failed 4 times; aborting
+    # job" instead; a task killed because its stage was cancelled ("TaskKilled (Stage cancelled") is not run again
+    r"|(?P<spark_task>WARN (?:scheduler\.)?TaskSetManager: Lost task \d+\.\d+ in stage \S+ \(TID \d+\)"
+    r"(?![^\n]*\): TaskKilled \())"
 )
-_RETRIED_WORDS = ("retries remaining", "[FailurePolicy]", "- retrying (try=")
+_RETRIED_WORDS = ("retries remaining", "[FailurePolicy]", "- retrying (try=", "Lost task ")
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
 # torchao version 0.16.0" (pytorch/ao#2919; areal-project/AReaL#979, fixed by pinning torchao); xFormers

@@ -2,8 +2,8 @@
 
 Each line's prefixes (timestamps, ``[rank3]:``, ``[default3]:``, Ray's ``(Actor pid=1, ip=...)``) are stripped,
 then the body is offered to the per-source recognisers in order (NCCL, torch glog, vLLM, DeepSpeed, Ray,
-Python logging) and, failing all, classified as trainer/other with an inferred level. Python tracebacks and
-the elastic ``ChildFailedError`` summary entries become single multi-line events.
+Python logging) and, failing all, classified as trainer/other with an inferred level. Python tracebacks, JVM stack
+traces (``jvm``) and the elastic ``ChildFailedError`` summary entries become single multi-line events.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import regex
 from .. import plausible
 from ..jobfiles import PathFacts
 from ..types import Event
-from . import deepspeed, nccl, prefix, pylog, ray, torch, vllm
+from . import deepspeed, jvm, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
 from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
@@ -157,6 +157,42 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     in_thread: dict[tuple, str] = {}
     summary = SummaryBlock()
     strip = prefix.strip
+    # JVM stacks per stream: a throwable's line held until the next line shows a frame (``jvm_held``), then the stack
+    # being collected (``jvm_open``); ``last_level``: the line number and level of the stream's last plain record
+    jvm_held: dict[tuple, tuple[jvm.JvmStack, prefix.Prefix, str]] = {}
+    jvm_open: dict[tuple, tuple[jvm.JvmStack, prefix.Prefix]] = {}
+    last_level: dict[tuple, tuple[int, str]] = {}
+
+    def jvm_event(st: jvm.JvmStack, pre: prefix.Prefix) -> Event:
+        head = st.lines[0]
+        params = dict(st.params(), jvm_frames=st.frames)
+        return _event(
+            path,
+            st.line,
+            st.end_line,
+            "\n".join(st.lines),
+            strip(head)[1],
+            pre,
+            Recognised("jvm", st.level),
+            params,
+            defaults,
+        )
+
+    def plain(line_no: int, text: str, body: str, pre: prefix.Prefix, key: tuple) -> Iterator[Event]:
+        # a line read on its own: a recogniser's record, else an exception line with no traceback before it
+        rec = _recognise(body, pre)
+        if rec.source == "other" and (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
+            # an exception line with no traceback before it: the same uncaught exception, without its frames
+            tb = Traceback(line_no, [], line_no)
+            if tb.add(line_no, text, body) == "more":
+                # "Type:" alone, or a message ending in ":": it goes on over the lines that follow (torch.distributions'
+                # "... but found invalid values:" then the tensor), as after a traceback (``Traceback.add``)
+                open_tbs[key] = (tb, pre)
+                return
+            yield tb_event(tb, pre, Recognised("python", "error"))
+            return
+        last_level[key] = (line_no, rec.level)
+        yield _event(path, line_no, line_no, text, body, pre, rec, None, defaults)
 
     def tb_event(tb: Traceback, pre: prefix.Prefix, rec: Recognised, **extra: Any) -> Event:
         head = tb.lines[-1] if tb.exc_type else tb.lines[0]
@@ -202,6 +238,11 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
 
     for line_no, text in lines:
         if not text or text.isspace():
+            for key in list(jvm_open):
+                yield jvm_event(*jvm_open.pop(key))
+            for key in list(jvm_held):
+                st, hpre, hbody = jvm_held.pop(key)
+                yield from plain(st.line, st.lines[0], hbody, hpre, key)
             # a blank line ends an exception message that began after ``Type:`` (traceback.MAX_MESSAGE_LINES)
             for key in [k for k, (tb, _) in open_tbs.items() if tb.message_lines is not None]:
                 open_tbs[key][0].end_message()
@@ -229,6 +270,25 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 yield finish_tb(key)
             if tb_state[0].stale:
                 yield finish_tb(key)
+        if jvm_open and key in jvm_open:
+            if jvm_open[key][0].add(line_no, text, body):
+                continue
+            yield jvm_event(*jvm_open.pop(key))
+        if jvm_held and key in jvm_held:
+            st, hpre, hbody = jvm_held.pop(key)
+            if jvm.FRAME.match(body):
+                st.add(line_no, text, body)
+                jvm_open[key] = (st, hpre)
+                continue
+            yield from plain(st.line, st.lines[0], hbody, hpre, key)  # no frame followed: not a JVM stack
+            if key in open_tbs:  # the held line opened an exception message that goes on here
+                tb_open = open_tbs[key][0]
+                status = tb_open.add(line_no, text, body)
+                if status == "more":
+                    continue
+                yield finish_tb(key)
+                if status == "done":
+                    continue
         announced = ignored_in.pop(key, None) if ignored_in else None
         if body.startswith(HEADER) or body.lstrip().startswith(HEADER) or (tag and logged.startswith(HEADER)):
             if key in open_tbs:
@@ -266,19 +326,24 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         if consumed:
             continue
 
-        rec = _recognise(body, pre)
-        if rec.source == "other" and (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
-            # an exception line with no traceback before it: the same uncaught exception, without its frames
-            tb = Traceback(line_no, [], line_no)
-            if tb.add(line_no, text, body) == "more":
-                # "Type:" alone, or a message ending in ":": it goes on over the lines that follow (torch.distributions'
-                # "... but found invalid values:" then the tensor), as after a traceback (``Traceback.add``)
-                open_tbs[key] = (tb, pre)
-                continue
-            yield tb_event(tb, pre, Recognised("python", "error"))
+        if (
+            "." in body[:80]
+            and body[:1] != " "
+            and (
+                st := jvm.start(
+                    line_no, text, body, lv[1] if (lv := last_level.get(key)) and lv[0] == line_no - 1 else None
+                )
+            )
+        ):
+            jvm_held[key] = (st, pre, body)  # a JVM stack if a frame follows (``jvm``)
             continue
-        yield _event(path, line_no, line_no, text, body, pre, rec, None, defaults)
+        yield from plain(line_no, text, body, pre, key)
 
+    for key in list(jvm_open):
+        yield jvm_event(*jvm_open.pop(key))
+    for key in list(jvm_held):
+        st, hpre, hbody = jvm_held.pop(key)
+        yield from plain(st.line, st.lines[0], hbody, hpre, key)
     entry = summary.close()
     if entry is not None:
         yield from summary_events(entry)

@@ -5,7 +5,8 @@ literal factors and ``facts.GATE`` into one ``read.LineGate``, so lines none of 
 Kept in step with the recognisers: ``pylog.infer_level`` (ERROR/FATAL/CRITICAL words, exception lines, fatal
 signals), NCCL ``WARN`` and bare ``file.cc:line`` lines (``nccl.py``), glog/c10d ``[E1121 ...]``/``E1121 ...``/``[W x.cpp:1]``
 levels (``torch.py``), Ray C++ ``E pid tid]`` levels and exception headers (``ray.py``), vLLM/DeepSpeed level words,
-elastic summaries (``elastic.py``) and tracebacks with or without their header (``traceback.py``).
+elastic summaries (``elastic.py``), tracebacks with or without their header (``traceback.py``) and JVM stack
+frames (``jvm.py``).
 ``tests/test_gate.py`` checks over the whole corpus that the gated and ungated analyses agree.
 """
 
@@ -34,6 +35,9 @@ PATTERNS: tuple[str, ...] = (
     r"exitcode",
     r"Signal ",
     r"File \"[^\"]+\", line \d+",  # a traceback frame, also when the header is missing
+    # a JVM stack's frames and elisions (``jvm.FRAME``): the stack is one event only when all its lines are parsed
+    r"(?m:^)[ \t]+at [\w$.<>/-]+\(",
+    r"(?m:^)[ \t]+\.\.\. \d+ (?:more|common frames omitted)",
 )
 # words that make a line at most a warning (``pylog.infer_level``; an error needs one of ``PATTERNS``): such a line
 # matters only for the job's capped list of notable lines (``pipeline.MAX_NOTABLE``), so once that list is full the
