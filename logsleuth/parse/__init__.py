@@ -326,17 +326,12 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         if consumed:
             continue
 
-        if (
-            "." in body[:80]
-            and body[:1] != " "
-            and (
-                st := jvm.start(
-                    line_no, text, body, lv[1] if (lv := last_level.get(key)) and lv[0] == line_no - 1 else None
-                )
-            )
-        ):
-            jvm_held[key] = (st, pre, body)  # a JVM stack if a frame follows (``jvm``)
-            continue
+        if "." in body[:80] and body[:1] != " ":
+            lv = last_level.get(key)
+            held = jvm.start(line_no, text, body, lv[1] if lv and lv[0] == line_no - 1 else None)
+            if held is not None:
+                jvm_held[key] = (held, pre, body)  # a JVM stack if a frame follows (``jvm``)
+                continue
         yield from plain(line_no, text, body, pre, key)
 
     for key in list(jvm_open):
