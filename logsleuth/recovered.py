@@ -326,3 +326,49 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     )
     healthy = healthy_by_fact(diag, rule_id=ERRORS_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
     return dataclasses.replace(healthy, unexplained=())
+
+
+CLEAN_RULE_ID = "all-exited-cleanly"
+MIN_CLEAN_EXITS = 2  # a launcher's reports of processes that exited with status 0
+# answers read from a printed exception: what every process exiting 0 contradicts
+_EXCEPTION_ANSWERS = frozenset({"worker_exception", "unknown"})
+
+
+def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when it rests on a printed exception (``worker_exception``, or ``unknown``
+    from error lines) while the job's launcher reports every process it started exiting with status 0
+    (``ProcessExit`` code 0, at least ``MIN_CLEAN_EXITS``, after the last exception), and nothing in the job ended by a
+    signal or non-zero code, was stopped by a signal, or was cancelled by a scheduler.
+
+    An uncaught exception in a Python process's main thread ends it with status 1 (``Py_RunMain`` -> ``Py_Exit(1)``,
+    https://docs.python.org/3/library/sys.html#sys.exit); a process that exits 0 caught its exception or raised it in
+    another thread (a library's background process or thread at shutdown: Hivemind's DHT process reporting its closed
+    pipe, a multiprocessing manager's connection after the main process finished). The job's own status says it did
+    its work. Else ``diag`` unchanged."""
+    if diag.root_cause not in _EXCEPTION_ANSWERS or (diag.verdict != "failure" and diag.root_cause != "unknown"):
+        return diag
+    clean = [f for f in evidence.facts if isinstance(f, ProcessExit) and f.code == 0 and not f.signal]
+    if len(clean) < MIN_CLEAN_EXITS:
+        return diag
+    if any(
+        isinstance(f, (SchedulerVerdict, SignalFact)) or isinstance(f, ProcessExit) and (f.signal or f.code)
+        for f in evidence.facts
+    ):
+        return diag
+    first_clean = min(clean, key=lambda f: (f.event.path, f.event.line))
+    exceptions = [f for f in evidence.facts if isinstance(f, ExceptionFact)]
+    if any(f.event.path == first_clean.event.path and f.event.line > first_clean.event.line for f in exceptions):
+        return diag  # an exception printed after a process had already ended: the others' end is not in sight
+    n = len(clean)
+    message = (
+        f"Every process the launcher reported exited with status 0 ({n} reports, first at {first_clean.event.path}:"
+        f"{first_clean.event.line}), and nothing ended by a signal or a non-zero code: the exception"
+        f"{'s' if len(exceptions) != 1 else ''} printed before were caught, or raised outside a main thread (a "
+        "library's background process at shutdown). The job did its work."
+    )
+    fix = Fix(
+        summary="Nothing to fix for the run itself; the exceptions are listed as symptoms. A background process's "
+        "traceback at shutdown is worth reporting to that library if it repeats."
+    )
+    healthy = healthy_by_fact(diag, rule_id=CLEAN_RULE_ID, message=message, confidence=0.7, fix=fix)
+    return dataclasses.replace(healthy, unexplained=())

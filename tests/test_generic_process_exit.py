@@ -43,13 +43,18 @@ def test_a_launchers_exit_report_in_common_words_is_a_process_exit(
 @pytest.mark.parametrize(
     "line",
     [
-        "worker 3 exited with code 0",  # a clean exit states nothing
         "the process exited normally",
         "Exit with signal 99",  # no such signal
     ],
 )
-def test_a_clean_or_unreadable_exit_states_nothing(line: str) -> None:
+def test_an_unreadable_exit_states_nothing(line: str) -> None:
     assert _exits(line) == []
+
+
+def test_a_clean_exit_is_an_exit_with_code_zero_and_no_signal() -> None:
+    # a finished process, not a failure: recovered.all_exited_cleanly reads it (tests/test_clean_exits.py)
+    (fact,) = _exits("worker 3 exited with code 0")
+    assert (fact.code, fact.signal, fact.task) == (0, None, 3)
 
 
 def test_pytorchs_dataloader_worker_exit_keeps_its_reporter() -> None:

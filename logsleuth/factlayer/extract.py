@@ -203,7 +203,7 @@ _K8S_EXIT = lazy(
 # every launcher named above; the number is read by the conventions ``tables.signal_of_exit`` states (negative:
 # -signum; 129..159: 128 + signum).
 _GENERIC_EXIT = lazy(
-    r"(?i)(?:\b(?P<who>worker|process|rank|task|replica|actor|trainer|child|subprocess|executor|container)"
+    r"(?i)(?:\b(?P<who>worker|process|rank|task|replica|actor|trainer|child|subprocess|executor|container|peer)"
     r"(?P<proc> process)?(?:[ #:]+(?P<id>\d{1,7}))?\b[^\n]{0,48}?\b|^\W*)"
     r"(?:exited|terminated|died|crashed|was killed|killed|exit)(?: unexpectedly| abnormally)?,? (?:with|by|on)"
     r"(?: an?)?(?: (?:exit|return|error|status))?[ _](?P<kind>code|status|signal)[:=]? ?(?P<val>-?\d{1,3}|SIG[A-Z]+)\b"
@@ -783,6 +783,7 @@ _CI_WORDS = (
     "error code",
     "exit status",
     "exited with code",
+    "exited with status",
     "user-direction",
     "exited on signal",
     "ssh exited",
@@ -1099,11 +1100,12 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _generic_exit(ev, out, m)
 
 
-_RANK_NOUNS = frozenset({"worker", "rank", "task", "replica", "trainer"})
+_RANK_NOUNS = frozenset({"worker", "rank", "task", "replica", "trainer", "peer"})
 
 
 def _generic_exit(ev: Event, out: list[Fact], m: regex.Match[str]) -> None:
-    """A ``_GENERIC_EXIT`` report as a ``ProcessExit`` with reporter "launcher"; a clean exit (code 0) states nothing.
+    """A ``_GENERIC_EXIT`` report as a ``ProcessExit`` with reporter "launcher", a clean exit (code 0) included: no
+    failure of its own, it tells that process finished (``recovered.all_exited_cleanly``).
     The id after a process noun is a rank only where the noun names one ("worker 1", "rank 3", "task 2"); after
     "process" ("Worker process 14528") it is a pid; after "child" it may be either, so it is left out."""
     val, kind = m["val"], m["kind"].lower()
@@ -1113,7 +1115,7 @@ def _generic_exit(ev: Event, out: list[Fact], m: regex.Match[str]) -> None:
         code, sig = None, _signal(val)
     else:
         code, sig = _code(val), None
-    if code == 0 or (code is None and sig is None):
+    if code is None and sig is None:
         return
     who = (m["who"] or "").lower()
     pid_noun = who in ("process", "subprocess") or bool(m["proc"])
