@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact
-from .factlayer.kinds import ExceptionFact, SignalFact
+from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact
 from .parse.timestamps import one_clock
 from .types import Diagnosis, Event, Fix, Match
 
@@ -57,14 +57,32 @@ def _stall(evidence: JobEvidence, at: Event) -> float | None:
     return None if both is None else (both[1] - both[0]).total_seconds()
 
 
+def _killed_after_interrupt(evidence: JobEvidence, diag: Diagnosis, sig: SignalFact) -> bool:
+    """The answer is an unexplained SIGKILL (``process-killed-sigkill``, read as the OOM killer's) printed after the
+    user's interrupt, with nothing in the job about memory: a process that did not stop on Ctrl-C (a launcher busy in
+    its own loop, a rank blocked in native code) and was then killed by the user (``kill -9``), the usual next step."""
+    if diag.rule_id != "process-killed-sigkill":
+        return False
+    t_sig = evidence.time_of(sig.event) or sig.event.time
+    for f in evidence.facts:
+        if isinstance(f, ProcessExit) and f.signal == "SIGKILL":
+            e = f.event
+            if e.path == sig.event.path:
+                if e.line <= sig.event.end_line:
+                    return False
+            elif (both := one_clock(evidence.time_of(e) or e.time, t_sig)) is None or both[0] < both[1]:
+                return False
+        elif isinstance(f, ExceptionFact) and f.family == "host_memory" or isinstance(f, SchedulerVerdict):
+            return False
+    return True
+
+
 def interrupted_while_waiting(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``silent_hang`` when the job ended by the user's interrupt and nothing else explains it
-    (``QUIET`` answers); the message names where each process was blocked (its ``KeyboardInterrupt`` traceback's
+    (``QUIET`` answers, or a SIGKILL after the interrupt: ``_killed_after_interrupt``); the message names where each process was blocked (its ``KeyboardInterrupt`` traceback's
     innermost frame). Else ``diag`` unchanged."""
-    if diag.root_cause not in QUIET:
-        return diag
     sig = _interrupt(evidence)
-    if sig is None:
+    if sig is None or diag.root_cause not in QUIET and not _killed_after_interrupt(evidence, diag, sig):
         return diag
     stall = _stall(evidence, sig.event)
     where = []

@@ -35,3 +35,11 @@ def test_a_worker_that_exited_non_zero_keeps_the_failure() -> None:
     # LightGBM (corpus/generators/wavean_a): worker 0 exited with status 0, worker 1 with status 1
     d = analyze([str(CORPUS / "run-wavean-a-shell-load-early-stop" / "job.log")], model=False)
     assert d.verdict == "failure"
+
+
+def test_a_sigkill_after_the_users_interrupt_is_the_users() -> None:
+    # MLX (corpus/generators/waveao_c): rank 0 waits on an "overwrite? [y/N]" prompt, the user presses Ctrl-C
+    # (mlx.launch's KeyboardInterrupt), then kills the launcher: bash's "Killed" is the user's kill -9
+    d = analyze([str(CORPUS / "run-waveao-c-ring-strokes-rerun-same-dir" / "job.log")], model=False)
+    assert d.root_cause == "silent_hang"
+    assert any(s.root_cause == "host_oom_killed" for s in d.symptoms)
