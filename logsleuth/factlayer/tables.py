@@ -350,6 +350,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # LightGBM's own file writer saving a model ("Cannot write binary data to models/checkpoint-0040.txt, wrote 86016 of
     # 117938 bytes", LightGBM 4.7 on a full tmpfs): a short write with no errno
     (r"Cannot write binary data to \S+, wrote \d+ of \d+ bytes", "disk_full"),
+    # MLX's file writer (``mlx/io/load.h`` ``FileWriter::write``: "[write] Unable to write 43501 bytes to file.", MLX
+    # 0.32 saving safetensors on a full tmpfs): the same short write, no errno
+    (r"Unable to write \d+ bytes to file", "disk_full"),
     # TensorFlow's file layer maps errno to its status codes (``tensorflow/core/platform/posix/error.cc``, later
     # ``tsl/platform/errors.cc``, ``ErrnoToCode``: ENOSPC and EDQUOT -> RESOURCE_EXHAUSTED), so a failed checkpoint
     # write says "Resource exhausted: <path>" with no errno; its checkpoint writer words the failure "Error writing
