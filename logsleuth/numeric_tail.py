@@ -63,7 +63,7 @@ _LOSS_SPANS = ShapeMemo(_loss_spans)
 _BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "nan_output", "overflow_skip", "overflow_run"})
 # facts no later finite loss undoes: the scaler at its floor, or most steps so far skipped (a cumulative count; a
 # finite loss printed by a run that skips its updates says nothing about the update)
-_FLOOR = frozenset({"min_loss_scale", "skipped_majority"})
+_FLOOR = frozenset({"min_loss_scale", "skipped_majority"})  # and a NaN/Inf check that raised (``NumericTail.add``)
 WINDOW = 5
 MIN_LOSSES = 20
 EXPLODE_FACTOR = 100.0
@@ -141,7 +141,10 @@ class NumericTail:
         ``shape_memo.line_shape(ev.text)`` when the caller has it."""
         for f in facts:
             if isinstance(f, NumericHealth):
-                if f.what in _FLOOR:
+                # a NaN/Inf check that raised (a traceback's exception: "FloatingPointError: loss is nan", Megatron's
+                # "found NaN in local forward loss calculation") stopped its process: another rank's later finite
+                # losses do not undo that
+                if f.what in _FLOOR or f.what in _BAD and ev.params.get("exc_type") and f.what != "overflow_skip":
                     self.floor = True
                 elif f.what in _BAD:
                     self.last_bad[ev.path] = max(self.last_bad.get(ev.path, 0), ev.end_line)

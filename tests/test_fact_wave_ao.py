@@ -21,6 +21,12 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         ("run-waveao-a-cluster-lr-node-scratch/job.log", "disk_full"),  # shuffle write: No space left on device
         ("run-waveao-a-cluster-lr-vibration-kurtosis/job.log", "native_crash"),  # Python worker: Segmentation fault
         ("run-waveao-a-ddp-loader-workers/job.log", "shm_exhausted"),
+        ("run-waveao-a-cluster-lr-normal-behaviour/job.log", "host_oom_killed"),  # a Python worker gone silently
+        ("run-waveao-a-cluster-mlp-time-limit/job.log", "job_preempted"),  # executors "exited with code 143"
+        # Hivemind 1.1 (corpus/generators/waveao_b)
+        ("run-waveao-b-shell-ss-time-limit/job.log", "job_preempted"),  # "peer 0 exited with status 143"
+        ("run-waveao-b-nodes-ss-stale-bootstrap/job.log", "rendezvous_timeout"),  # "failed to connect to bootstrap peers"
+        ("run-waveao-b-shell-ss-dssp-shard/job.log", "training_divergence"),  # a NaN check that raised on one peer
         # MLX 0.32 (corpus/generators/waveao_c)
         ("run-waveao-c-ring-strokes-checkpoint-server/job.log", "port_in_use"),  # "Couldn't bind socket (error: 98)"
         ("run-waveao-c-ring-strokes-keep-checkpoints/job.log", "disk_full"),  # "Unable to write 43501 bytes to file."

@@ -339,6 +339,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # waiting for {activity}. Please check that you have enough resources to run at least 4 Horovod processes." - the
     # literal ``{activity}`` is Horovod's): the job's processes never all met
     (r"enough resources to run at least \d+ Horovod processes", "rendezvous"),
+    # the libp2p daemon Hivemind starts (``p2pd``, go-libp2p-daemon) when none of the ``initial_peers`` it was given
+    # answers: "Daemon failed to start: ... failed to connect to bootstrap peers" - the peer never joined the swarm
+    (r"failed to connect to bootstrap peers", "rendezvous"),
     # a library built without the accelerator it was asked to use, in its own words: torch's "Torch not compiled with
     # CUDA enabled" (above), Paddle's "PaddlePaddle is not compiled with CUDA", cumm/spconv's tensorview "don't compiled
     # with cuda" (traveller59/spconv#423: a CPU-only cumm wheel under a CUDA spconv)
