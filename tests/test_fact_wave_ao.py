@@ -31,6 +31,10 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         ("run-waveao-c-ring-strokes-checkpoint-server/job.log", "port_in_use"),  # "Couldn't bind socket (error: 98)"
         ("run-waveao-c-ring-strokes-keep-checkpoints/job.log", "disk_full"),  # "Unable to write 43501 bytes to file."
         ("run-waveao-c-hosts-strokes-host-lost/job.log", "peer_process_died"),  # "connection to a peer was lost"
+        # thread excerpts: XLA's HBM check in older TensorFlow words; a shell's "Killed" glued to Keras's progress bar
+        ("gh-google-trax-270/reformer_train.log", "cuda_oom"),
+        ("gh-tensorflow-tpu-385/efficientnet_train.log", "cuda_oom"),
+        ("gh-keras-team-keras-3476/fit_generator.log", "host_oom_killed"),
     ],
 )
 def test_wave_ao_logs_by_facts_and_rules(log: str, cause: str) -> None:

@@ -131,11 +131,14 @@ _SIGWORDS = (
 # fault: 11", "Bus error: 10", "Killed: 9"; nwojke/mcf-tracker#7)
 _CORE_DUMPED = r"(?:: \d{1,2})?(?: +\((?:core dumped|" + "|".join(tables.LOCALIZED_CORE_DUMPED) + r")\))?"
 # An interactive shell writes its report where the cursor is: after a tqdm bar that redrew its line with "\r" and
-# left no newline, "Killed" is glued to the bar ("331/1063 [01:06<03:59,  3.06it/s]Killed", InternLandMark/LandMark#65)
+# left no newline, "Killed" is glued to the bar ("331/1063 [01:06<03:59,  3.06it/s]Killed", InternLandMark/LandMark#65),
+# or to the last metric of Keras's progress bar ("165376/296960 [====>....] - ETA: 365s - loss: 2.1371Killed",
+# keras-team/keras#3476)
 _SHELL = lazy(
     rf"(?m)^(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
     rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS}){_CORE_DUMPED}(?: +\S.*)?$"
     rf"|(?:it/s|s/it)\](?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
+    rf"|\] - [^\n]*?\d(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
 )
 # zsh's job report (``Src/jobs.c`` ``printjob``; messages from ``Src/signames2.awk``, ``tables.ZSH_SIGNAL_WORDS``):
 # "zsh: killed     python train.py", "zsh: segmentation fault (core dumped)  python train.py"
