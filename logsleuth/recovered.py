@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import healthy_by_fact
-from .factlayer.kinds import ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact, WorkRetried
+from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, SchedulerVerdict, SignalFact, WorkRetried
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
 from .types import Diagnosis, Event, Fix
@@ -350,8 +350,20 @@ def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     clean = [f for f in evidence.facts if isinstance(f, ProcessExit) and f.code == 0 and not f.signal]
     if len(clean) < MIN_CLEAN_EXITS:
         return diag
+    last_clean = max(clean, key=lambda f: (f.event.path, f.event.line))
+
+    def teardown(f: Fact) -> bool:
+        # a stop signal printed after every process had exited: the script stopping a service it started (a
+        # bootstrap peer, a scheduler) once its workers were done
+        return (
+            (isinstance(f, SignalFact) or isinstance(f, ProcessExit) and f.signal in ("SIGTERM", "SIGINT", "SIGHUP"))
+            and f.event.path == last_clean.event.path
+            and f.event.line > last_clean.event.line
+        )
+
     if any(
-        isinstance(f, (SchedulerVerdict, SignalFact)) or isinstance(f, ProcessExit) and (f.signal or f.code)
+        (isinstance(f, (SchedulerVerdict, SignalFact)) or isinstance(f, ProcessExit) and (f.signal or f.code))
+        and not teardown(f)
         for f in evidence.facts
     ):
         return diag

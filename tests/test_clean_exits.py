@@ -23,7 +23,7 @@ def test_a_clean_exit_report_is_a_process_exit_with_code_zero() -> None:
     assert (f.code, f.signal, f.task, f.reporter) == (0, None, 0, "launcher")
 
 
-@pytest.mark.parametrize("run", ["shell-ss-healthy", "shell-ss-healthy-late-joiner"])
+@pytest.mark.parametrize("run", ["shell-ss-healthy", "shell-ss-healthy-late-joiner", "dht-ss-healthy-local-updates"])
 def test_shutdown_tracebacks_with_every_peer_exiting_zero_are_healthy(run: str) -> None:
     # Hivemind's DHT process prints "[Errno 2] No such file or directory" from its closed pipe at shutdown
     d = analyze([str(CORPUS / f"run-waveao-b-{run}" / "job.log")], model=False)
