@@ -39,3 +39,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
 )
 def test_wave_ao_logs_by_facts_and_rules(log: str, cause: str) -> None:
     assert analyze([str(CORPUS / log)], model=False).root_cause == cause
+
+
+def test_graph_learns_end_of_epoch_is_not_an_error() -> None:
+    # alibaba/graph-learn#67: the samplers' OUT_OF_RANGE answer logged at ERROR at the end of each epoch
+    d = analyze([str(CORPUS / "gh-alibaba-graph-learn-67" / "dist_train.log")], model=False)
+    assert d.root_cause == "no_failure"

@@ -517,12 +517,17 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # ``ncclNetPluginLoad``: "NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", "NET/Plugin : Plugin load returned
 # 2 : libnccl-net.so: cannot open shared object file", "NET/Plugin: Could not find: libnccl-net.so. Using internal
 # network plugin."): NCCL then uses its internal IB/socket transports.
+# And graph-learn's end of an epoch: its samplers answer a client that read every node or edge of the epoch with an
+# OUT_OF_RANGE status, which the RPC layer logs at ERROR ("RpcNotification:Failed req_type:GetNodes status:Out of
+# range:No more nodes exist.", ``graphlearn/core/runner/distribute_runner.h``) and the Python client turns into
+# ``gl.OutOfRangeError``, the loop's signal to start the next epoch (alibaba/graph-learn#67, settled as harmless).
 ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
     r"|The object store is using /tmp instead of /dev/shm because /dev/shm has only"
     r"|NET/Plugin ?: ?(?:Failed to find ncclNet\w* symbol|Plugin load returned \d+|Could not find: \S+ Using internal)"
     r"|destroy_process_group\(\) was not called before program exit"
     r"|autoscaling_coordinator_client\.py\", line \d+, in send_resource_request\n"
+    r"|Out of range:\s?No more (?:nodes|edges) exist"
 )
 ADVISORY_MAX_CHARS = 2000  # an advisory is one log line; a longer event (a traceback, a dump) only quotes one
 
