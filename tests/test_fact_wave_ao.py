@@ -27,6 +27,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         ("run-waveao-b-shell-ss-time-limit/job.log", "job_preempted"),  # "peer 0 exited with status 143"
         ("run-waveao-b-nodes-ss-stale-bootstrap/job.log", "rendezvous_timeout"),  # "failed to connect to bootstrap peers"
         ("run-waveao-b-shell-ss-dssp-shard/job.log", "training_divergence"),  # a NaN check that raised on one peer
+        ("run-waveao-b-nodes-ss-hidden-mismatch", "collective_mismatch"),  # a size error loading a peer's state
         # MLX 0.32 (corpus/generators/waveao_c)
         ("run-waveao-c-ring-strokes-checkpoint-server/job.log", "port_in_use"),  # "Couldn't bind socket (error: 98)"
         ("run-waveao-c-ring-strokes-keep-checkpoints/job.log", "disk_full"),  # "Unable to write 43501 bytes to file."
