@@ -117,7 +117,9 @@ def test_non_signal_exits_and_other_zsh_lines() -> None:
     assert (e.code, e.signal, e.fields()["rank"]) == (1, None, 1)
     assert _exits("<Process name='Process-1' pid=4691 parent=4690 stopped exitcode=0>") == []
     assert _exits("zsh: command not found: deepspeed") == []
-    assert _exits("[rank: 1] Child process with PID 2491 terminated with code 0. Forcefully terminating") == []
+    # a clean exit is Lightning's report of a finished child, no failure: code 0, no signal
+    (e,) = _exits("[rank: 1] Child process with PID 2491 terminated with code 0. Forcefully terminating")
+    assert (e.reporter, e.code, e.signal) == ("lightning", 0, None)
 
 
 def test_lightning_child_killed_is_host_memory(tmp_path: Path) -> None:

@@ -958,7 +958,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, _code(m["code"]), "subprocess")
     elif "died with" in text and (m := _SUBPROCESS_SIGNAL.search(text)):
         _exit(ev, out, None, "subprocess", signal=m["name"] or _signal(m["num"]))
-    if "Child process with PID" in text and (m := _LIGHTNING_CHILD.search(text)) and _code(m["code"]) != 0:
+    # a clean exit (code 0) included: it is Lightning's report, not a failure (``recovered.all_exited_cleanly``)
+    if "Child process with PID" in text and (m := _LIGHTNING_CHILD.search(text)):
         _exit(ev, out, _code(m["code"]), "lightning", proc=plausible.pid(m["pid"]))
     if "exit with status code" in text and (m := _HOROVOD_EXIT.search(text)) and _code(m["code"]) != 0:
         task = plausible.rank(m["name"]) if m["name"].isdigit() else None
