@@ -79,8 +79,8 @@ def _killed_after_interrupt(evidence: JobEvidence, diag: Diagnosis, sig: SignalF
 
 def interrupted_while_waiting(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``silent_hang`` when the job ended by the user's interrupt and nothing else explains it
-    (``QUIET`` answers, or a SIGKILL after the interrupt: ``_killed_after_interrupt``); the message names where each process was blocked (its ``KeyboardInterrupt`` traceback's
-    innermost frame). Else ``diag`` unchanged."""
+    (``QUIET`` answers, or a SIGKILL after the interrupt: ``_killed_after_interrupt``); the message names where each
+    process was blocked (its ``KeyboardInterrupt`` traceback's innermost frame). Else ``diag`` unchanged."""
     sig = _interrupt(evidence)
     if sig is None or diag.root_cause not in QUIET and not _killed_after_interrupt(evidence, diag, sig):
         return diag

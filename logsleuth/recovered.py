@@ -345,7 +345,7 @@ def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     another thread (a library's background process or thread at shutdown: Hivemind's DHT process reporting its closed
     pipe, a multiprocessing manager's connection after the main process finished). The job's own status says it did
     its work. Else ``diag`` unchanged."""
-    if diag.root_cause not in _EXCEPTION_ANSWERS or (diag.verdict != "failure" and diag.root_cause != "unknown"):
+    if diag.root_cause not in _EXCEPTION_ANSWERS:
         return diag
     clean = [f for f in evidence.facts if isinstance(f, ProcessExit) and f.code == 0 and not f.signal]
     if len(clean) < MIN_CLEAN_EXITS:

@@ -45,7 +45,6 @@ class JvmStack:
     end_line: int = 0
     causes: list[tuple[str, str]] = field(default_factory=list)
     frames: int = 0
-    uncaught: bool = False
 
     def add(self, line_no: int, text: str, body: str) -> bool:
         """Offer the next line of the same stream; True when it belongs to the stack (a frame, a chained cause)."""
@@ -87,6 +86,6 @@ def start(line_no: int, text: str, body: str, level_before: str | None) -> JvmSt
         return None
     uncaught = body.startswith("Exception in thread ")
     level = level_before if level_before in QUIET_LEVELS and not uncaught else "error"
-    st = JvmStack(line_no, level, [text], line_no, uncaught=uncaught)
+    st = JvmStack(line_no, level, [text], line_no)
     st.causes.append((m["type"], (m["msg"] or "").strip()))
     return st
