@@ -25,8 +25,12 @@ from .factlayer.reason import (
     crash_library,
     exception_summary,
     handled_when_interrupted,
+    interrupted_from,
     sibling_terminations,
+    stopped_after_failure,
+    teardown_from,
     teardown_signals,
+    unwinding,
 )
 from .factlayer.tables import is_advisory
 from .facts import find_versions, find_world_size
@@ -567,21 +571,30 @@ def decide(
         matches = [m for m in matches if m.root_cause != "training_divergence"]
     # a SIGTERM after the script said training was done is its teardown: no cause, not even a symptom of one
     torn_down = teardown_signals(evidence.facts)
+    unexplained = list(evidence.unexplained)
     if torn_down:
         matches = [m for m in matches if id(m.event) not in torn_down]
+        # and what each file printed from its teardown signal on: the processes being stopped
+        stop = teardown_from(evidence.facts)
+        matches = [m for m in matches if m.event.line < stop.get(m.event.path, m.event.line + 1)]
+        unexplained = [e for e in unexplained if e.line < stop.get(e.path, e.line + 1)]
     handled = handled_when_interrupted(evidence.facts)
     if handled:  # an exception a loop caught and was still handling when the user interrupted: not a failure
         matches = [m for m in matches if id(m.event) not in handled]
+    if interrupted := interrupted_from(evidence.facts):  # the exceptions the interrupt's unwinding raised after it
+        matches = [
+            m for m in matches if not unwinding(m.event) or m.event.line <= interrupted.get(m.event.path, m.event.line)
+        ]
     order = _order(evidence, [m.event for m in matches])
     diag = diagnose(
         matches,
         rules,
-        list(evidence.unexplained),
+        unexplained,
         order=order,
         stats=dict(evidence.stats),
         versions=dict(evidence.versions),
         elastic_root=evidence.elastic_root,
-        siblings=sibling_terminations(evidence.facts),
+        siblings=sibling_terminations(evidence.facts) | stopped_after_failure(evidence.facts),
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, SchedulerVerdict, SignalFact, WorkRetried
+from .factlayer.reason import teardown_from
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
 from .types import Diagnosis, Event, Fix
@@ -165,6 +166,8 @@ _RETRIED_BY = {
     "ray_train": "Ray Train restarted its worker group",
     "c10d_store": "the c10d store client connected again after its timed-out attempt",
     "spark_task": "Spark's scheduler ran the failed task again",
+    "dask_worker": "Dask's nanny restarted the worker process",
+    "dask_task": "Dask's scheduler recomputed the dead worker's results elsewhere",
 }
 
 
@@ -198,7 +201,7 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
             c = progress_counter(e.text)
             if c is not None:
                 points[(e.path, e.line)] = (e.path, e.line, t, c)
-    for rp in evidence.progress.values():
+    for rp in (*evidence.progress.values(), *evidence.unranked_progress):  # a driver's progress names no rank
         points.update(((p[0], p[1]), p) for p in rp.recent if _after(p, last.path, last.line, t_last))
     after = sorted(points.values(), key=lambda p: (p[2] or datetime.min, p[1]))
     steps = [p[3] for p in after]
@@ -258,7 +261,8 @@ def _elastic_restarted(evidence: JobEvidence) -> bool:
 
 
 def _failures(evidence: JobEvidence) -> list[Event]:
-    """Events that say something failed: rule matches, unexplained errors, failure facts."""
+    """Events that say something failed: rule matches, unexplained errors, failure facts; not what a file printed from
+    its teardown signal on (``reason.teardown_from``: the job's processes being stopped after its work was done)."""
     out = [m.event for m in evidence.matches]
     out.extend(evidence.unexplained)
     out.extend(
@@ -266,7 +270,8 @@ def _failures(evidence: JobEvidence) -> list[Event]:
         for f in evidence.facts
         if isinstance(f, _FAILED) and not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal)
     )
-    return out
+    stop = teardown_from(evidence.facts)
+    return [e for e in out if e.line < stop.get(e.path, e.line + 1)] if stop else out
 
 
 def _failed_after(evidence: JobEvidence, e: Event, point: Point) -> bool:

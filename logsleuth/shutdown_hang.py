@@ -89,7 +89,9 @@ def hung_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     done: RunFinished | None = None
     kill: Kill | None = None
     for f in evidence.facts:
-        if isinstance(f, RunFinished):
+        # a Dask client's departure leaves the scheduler and workers running as services, stopped whenever their user
+        # stops them: a late stop is no hang
+        if isinstance(f, RunFinished) and f.by != "dask_client":
             done, kill = f, None
         elif done is not None and kill is None:
             kill = _killed_from_outside(f)

@@ -86,7 +86,6 @@ def test_other_tools_reports_of_a_childs_death(line: str, exit: tuple[int | None
 @pytest.mark.parametrize(
     "line",
     [
-        "Process finished with exit code 0",
         "received signal: terminated-ish",  # not Go's word: the word must end there
         "step 12  killed processes: 0",  # no pid before the word
         "retry.pl: job failed; renaming log file to exp/x.log.bak and rerunning",  # a retry, not the final word
@@ -94,6 +93,11 @@ def test_other_tools_reports_of_a_childs_death(line: str, exit: tuple[int | None
 )
 def test_lines_that_are_no_death_report(line: str) -> None:
     assert _exits(line + "\n") == []
+
+
+def test_the_ides_clean_end_is_a_clean_exit() -> None:
+    # a clean exit is a fact too (``recovered.all_exited_cleanly``), never a death
+    assert _exits("Process finished with exit code 0\n") == [(0, None, "ide")]
 
 
 @pytest.mark.parametrize(

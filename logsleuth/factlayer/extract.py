@@ -116,6 +116,10 @@ _RAY_SIGTERM = "The process receives a SIGTERM"
 # down executor.", ``vllm/v1/engine/core_client.py`` "Engine core proc %s died unexpectedly, shutting down client."),
 # which named no code until vllm-project/vllm#38641 added the process's exit code to the line: a process that ended
 # without its exception reaching vLLM.
+# MindSpore's msrun (``mindspore/parallel/cluster/process_entity/_api.py``, 2.x): "Worker process 26582 exit with
+# exception. Error code: -9." for a worker (or "Scheduler process N ...") whose return code was not 0; the code is
+# ``subprocess``'s, negative for a signal (CPython: -N when the child was killed by signal N)
+_MSRUN_EXIT = lazy(r"(?P<who>Worker|Scheduler) process (?P<pid>\d+) exit with exception\. Error code: (?P<code>-?\d+)")
 _VLLM_EXIT = lazy(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 _VLLM_DIED = lazy(
     r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
@@ -124,8 +128,10 @@ _VLLM_DIED = lazy(
 # ``script: line N: PID Word  command`` (bash pads to a column; a pasted log may keep one space:
 # divamgupta/deep-clustering-kingdra#2 "/bin/bash: line 27: 318 Killed sh start.sh")
 _SIGWORDS = (
-    r"Killed|Segmentation fault|Aborted|Abort trap|Bus error|Illegal instruction|Floating point exception|"
-    + "|".join(tables.LOCALIZED_SIGNAL_WORDS)
+    # bash's own words for SIGTERM and SIGHUP too ("Terminated", "Hangup": ``strsignal``), as the whole line when the
+    # signalled command was the script's own foreground child, or in bash's "line N: PID Terminated  cmd" report
+    r"Killed|Segmentation fault|Aborted|Abort trap|Bus error|Illegal instruction|Floating point exception|Terminated|"
+    r"Hangup|" + "|".join(tables.LOCALIZED_SIGNAL_WORDS)
 )
 # macOS's strsignal(3) words end in the number, and SIGABRT is "Abort trap" there ("Abort trap: 6", "Segmentation
 # fault: 11", "Bus error: 10", "Killed: 9"; nwojke/mcf-tracker#7)
@@ -202,13 +208,14 @@ _K8S_EXIT = lazy(
 # Any launcher's or pool's report that one of its processes ended, in the words most of them share: "<process noun>
 # [id] <exited|died|crashed|was killed|terminated> <with|by> [exit|return] <code|status|signal> <N|SIGNAME>" -
 # dask's nanny ("Worker process 14528 was killed by signal 9", distributed/nanny.py), a launcher's "worker 0 exited
-# with code -9", PaddlePaddle's "Exit with signal 9", a pool's "child 3 died with exit code 139". The last resort after
+# with code -9", PaddlePaddle's "Exit with signal 9", a pool's "child 3 died with exit code 139", a script running
+# several seeds or trials at once ("seed 1 finished with exit code 143"). The last resort after
 # every launcher named above; the number is read by the conventions ``tables.signal_of_exit`` states (negative:
 # -signum; 129..159: 128 + signum).
 _GENERIC_EXIT = lazy(
-    r"(?i)(?:\b(?P<who>worker|process|rank|task|replica|actor|trainer|child|subprocess|executor|container|peer)"
-    r"(?P<proc> process)?(?:[ #:]+(?P<id>\d{1,7}))?\b[^\n]{0,48}?\b|^\W*)"
-    r"(?:exited|terminated|died|crashed|was killed|killed|exit)(?: unexpectedly| abnormally)?,? (?:with|by|on)"
+    r"(?i)(?:\b(?P<who>worker|process|rank|task|replica|actor|trainer|child|subprocess|executor|container|peer|seed"
+    r"|trial)(?P<proc> process)?(?:[ #:]+(?P<id>\d{1,7}))?\b[^\n]{0,48}?\b|^\W*)"
+    r"(?:exited|terminated|died|crashed|was killed|killed|exit|finished)(?: unexpectedly| abnormally)?,? (?:with|by|on)"
     r"(?: an?)?(?: (?:exit|return|error|status))?[ _](?P<kind>code|status|signal)[:=]? ?(?P<val>-?\d{1,3}|SIG[A-Z]+)\b"
 )
 # Every ``_GENERIC_EXIT`` match holds one of these words; checking them first spares the regex on the error and
@@ -527,6 +534,11 @@ _FINISHED = lazy(
     # rounds", "Training finished.", "training complete"): at the start of the message, so "... before training
     # finished" and "training done: 0 steps because ..." read no differently from the library lines above
     r"|(?P<script>(?:^|\]\s*|:\s+)[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)))"
+    # Dask distributed's scheduler when the job's client (the driver) closes its connection (``distributed/
+    # scheduler.py`` ``remove_client``: "Close client connection: Client-7ed0ca1c-..."): the driver's work is over
+    # (done, or failed before, which its own error then says), and the scheduler and workers, services that run until
+    # stopped, only have to be stopped
+    r"|(?P<dask_client>\bdistributed\.scheduler - INFO - Close client connection: Client-[\w-]+)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -550,8 +562,22 @@ _RETRIED = lazy(
     # job" instead; a task killed because its stage was cancelled ("TaskKilled (Stage cancelled") is not run again
     r"|(?P<spark_task>WARN (?:scheduler\.)?TaskSetManager: Lost task \d+\.\d+ in stage \S+ \(TID \d+\)"
     r"(?![^\n]*\): TaskKilled \())"
+    # Dask distributed: a nanny starting its worker process again after it died (``distributed/nanny.py``
+    # ``Nanny._on_worker_exit``: "Restarting worker"), and the scheduler rescheduling the results a dead worker held
+    # (``distributed/scheduler.py`` ``remove_worker``: "Removing worker 'tcp://...' caused the cluster to lose already
+    # computed task(s), which will be recomputed elsewhere"); a task whose workers die ``allowed-failures`` times is
+    # ``KilledWorker`` instead, a failure after the retry
+    r"|(?P<dask_worker>distributed\.nanny - WARNING - Restarting worker\b)"
+    r"|(?P<dask_task>caused the cluster to lose already computed task\(s\), which will be recomputed elsewhere)"
 )
-_RETRIED_WORDS = ("retries remaining", "[FailurePolicy]", "- retrying (try=", "Lost task ")
+_RETRIED_WORDS = (
+    "retries remaining",
+    "[FailurePolicy]",
+    "- retrying (try=",
+    "Lost task ",
+    "Restarting worker",
+    "recomputed elsewhere",
+)
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
 # torchao version 0.16.0" (pytorch/ao#2919; areal-project/AReaL#979, fixed by pinning torchao); xFormers
@@ -575,6 +601,7 @@ _FINISHED_WORDS = (
     "raining done",
     "raining finished",
     "raining complete",
+    "Close client connection: Client-",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -730,6 +757,8 @@ GATE_WORDS: tuple[str, ...] = (
     "terminate called",
     "PBS: job killed",
     "Abort trap",
+    "Terminated",
+    "Hangup",
     # the kernel's report of a user-space fault (``_KERNEL_FAULT``)
     "segfault at",
     "] trap ",
@@ -1007,6 +1036,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         sig = sig or ("SIGTERM" if _RAY_SIGTERM in said else None)
         pm = _RAY_PID.search(own)
         _exit(ev, out, None, "ray", signal=sig, detail=m["type"], proc=plausible.pid(pm["pid"]) if pm else None)
+    if "exit with exception. Error code" in text and (m := _MSRUN_EXIT.search(text)) and _code(m["code"]) != 0:
+        _exit(ev, out, _code(m["code"]), "msrun", detail=f"{m['who']} process", proc=plausible.pid(m["pid"]))
     if "died, exit code" in text and (m := _VLLM_EXIT.search(text)) and _code(m["code"]) != 0:
         _exit(ev, out, _code(m["code"]), "vllm", detail=m["name"], proc=plausible.pid(m["pid"]))
     elif "died unexpectedly" in text and (m := _VLLM_DIED.search(text)):
@@ -1086,8 +1117,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "go", signal=tables.GO_SIGNAL_WORDS[m["word"]], detail=f"signal: {m['word']}")
     if "failed, log is in" in text and not out and (m := _KALDI_FAILED.search(text)):
         _exit(ev, out, None, "kaldi", detail=m["tool"])
-    if "Process finished with" in text and not out and (m := _IDE_EXIT.search(text)) and _code(m["code"]) != 0:
-        _exit(ev, out, _code(m["code"]), "ide", signal=m["name"] or None)
+    if "Process finished with" in text and not out and (m := _IDE_EXIT.search(text)):
+        _exit(ev, out, _code(m["code"]), "ide", signal=m["name"] or None)  # code 0: the program's clean end
     if not out and (m := _K8S_EXIT.search(text)) and 128 < (_code(m["code"]) or 0) < 160:
         reporter = "kubernetes"
         if lm := _LAUNCHER_EXIT_CODE.search(text):
@@ -1465,9 +1496,12 @@ def nccl_result(text: str) -> str:
 # graceful shutdown ..."), Ray Train v2's driver (``DataParallelTrainer._register_sigint_handler`` in
 # ``ray/train/v2/api/data_parallel_trainer.py``: "Received SIGINT. Gracefully aborting the training run") and CPython's
 # uncaught ``KeyboardInterrupt`` (a traceback ending in it). Ray Tune's "Stop signal received (e.g. via SIGINT/Ctrl+C)"
-# is left out: its handler also takes SIGUSR1, which a scheduler sends before preempting a job.
+# is left out: its handler also takes SIGUSR1, which a scheduler sends before preempting a job. MindSpore's msrun
+# (``mindspore/parallel/cluster/process_entity/_api.py``: "msrun process received SIGINT (Ctrl+C), terminating all
+# workers.") says so in its own words.
 _CTRL_C = lazy(
     r"Detected KeyboardInterrupt, attempting graceful shutdown|Received SIGINT\. Gracefully aborting the training run"
+    r"|msrun process received SIGINT \(Ctrl\+C\)"
     r"|(?:^|\n)(?:\[[^\]\n]*\]:?\s*)?KeyboardInterrupt\s*$"
 )
 

@@ -71,7 +71,8 @@ class ProcessExit(Fact):
             ``multiprocessing`` (torch's ``mp.spawn``, CPython's ``Process``) | ``dataloader`` | ``kubernetes`` |
             ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
             launcher) | ``runner`` (any other tool printing a child's negative return code, CPython's convention for a
-            child killed by a signal: NVIDIA DIGITS' "error code -9") | ``go`` (a Go program's "signal: killed",
+            child killed by a signal: NVIDIA DIGITS' "error code -9") | ``msrun`` (MindSpore's launcher: "Worker process N exit
+            with exception. Error code: -9") | ``go`` (a Go program's "signal: killed",
             ``os.ProcessState.String``) | ``ide`` (a JetBrains run console's "Process finished with exit code 139
             (interrupted by signal 11: SIGSEGV)") | ``kaldi`` (Kaldi's ``run.pl``/``queue.pl``/``slurm.pl``: "job failed,
             log is in X", no code) | ``kernel`` (the kernel's fault report in dmesg: "python[1234]: segfault at 0 ip ...",
@@ -422,7 +423,8 @@ class RunFinished(Fact):
     (``extract._FINISHED``): after it, the processes only have to tear down and exit.
 
     Attributes:
-        by: the library that printed it (``megatron``, ``transformers``, ``lightning``, ``torchtitan``, ``fairseq``).
+        by: the library that printed it (``megatron``, ``transformers``, ``lightning``, ``fairseq``, ``torchelastic``,
+            ``script``; ``dask_client``: Dask's scheduler saying the job's client closed its connection).
         words: the line's words that say so.
     """
 

@@ -879,6 +879,32 @@ def _frame_function(innermost: str) -> tuple[str, str] | None:
     return (m["file"], m["func"]) if m else None
 
 
+def interrupted_from(facts: Sequence[Fact]) -> dict[str, int]:
+    """Per file, the line where it reported the user's interrupt (a ``SignalFact`` SIGINT from the terminal: Ctrl-C)
+    when nothing in it failed before: the exceptions of the interrupt's own unwinding it prints from there on
+    (``tables.INTERRUPT_UNWINDING``: asyncio tasks cancelled under it, Dask's ``AllExit`` "Task exception was never
+    retrieved") are not a cause (``unwinding``). What the job was waiting on when the user gave up is read by
+    ``interrupted.interrupted_while_waiting``. ``facts`` in job order."""
+    out: dict[str, int] = {}
+    failed: set[str] = set()
+    for f in facts:
+        path = f.event.path
+        if path in out or path in failed:
+            continue
+        if isinstance(f, SignalFact) and f.signal == "SIGINT" and f.sender == "terminal":
+            out[path] = f.event.line
+        elif _failed_exit(f) or isinstance(f, ExceptionFact) and not f.type.endswith("KeyboardInterrupt"):
+            failed.add(path)
+    return out
+
+
+def unwinding(ev: Event) -> bool:
+    """``ev`` is a Python exception of the kind a process raises while it unwinds after an interrupt
+    (``tables.INTERRUPT_UNWINDING``)."""
+    short = ev.params.get("exc_short") or str(ev.params.get("exc_type") or "").rpartition(".")[2]
+    return short in tables.INTERRUPT_UNWINDING
+
+
 def handled_when_interrupted(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events of exceptions that were being handled when the user's interrupt came: a
     ``KeyboardInterrupt`` chained to an earlier exception of the same process as its context ("During handling of the
@@ -961,6 +987,31 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     return _launcher_stops(facts, stops)
 
 
+def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
+    """``id()`` of the events of SIGTERM reports (sender unknown) printed in a file after that file reported a
+    process's own failed end: an uncaught exception (its traceback starts at a script's ``<module>`` frame, the
+    interpreter's report as ``sys.excepthook`` prints it, after which the process exits 1) or an exit by a non-zero
+    code or a signal other than a stop signal (``_failed_exit``). A launch script, a service manager or a launcher then
+    stops what is left (Dask's ``dask scheduler``/``dask worker`` after the client failed, a wrapper's ``kill`` of
+    the job's process group): the signal is that clean-up, not a preemption, even where no launcher announced it as
+    torchrun does (``sibling_terminations``). ``facts`` in job order."""
+    failed: set[str] = set()  # files that reported a failed end so far
+    out: set[int] = set()
+    for f in facts:
+        path = f.event.path
+        if _failed_exit(f) or isinstance(f, ExceptionFact) and _uncaught(f):
+            failed.add(path)
+        elif isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM" and path in failed:
+            out.add(id(f.event))
+    return frozenset(out)
+
+
+def _uncaught(f: ExceptionFact) -> bool:
+    """``f``'s traceback starts at a script's top frame: the interpreter's report of an uncaught exception."""
+    frames = f.event.params.get("frames") or []
+    return bool(frames) and frames[0].get("func") == "<module>"
+
+
 def teardown_signals(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events of SIGTERM reports (sender unknown) printed after the training loop or script said it
     finished (the first ``RunFinished``): the job's own teardown - a script or service manager stopping what it started,
@@ -974,6 +1025,20 @@ def teardown_signals(facts: Sequence[Fact]) -> frozenset[int]:
         for f in facts[finished:]
         if isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM"
     )
+
+
+def teardown_from(facts: Sequence[Fact]) -> dict[str, int]:
+    """Per file, the line of its first teardown signal (``teardown_signals``): what the file prints from there on is
+    the job's processes being stopped once its work was done - a worker's closed connection to the scheduler it was
+    told to leave, a nanny or launcher killing a child that did not exit in time - not a failure of the job. A hang in
+    that teardown is read from the facts themselves (``shutdown_hang.hung_after_finish``). ``facts`` in job order."""
+    torn = teardown_signals(facts)
+    out: dict[str, int] = {}
+    for f in facts:
+        if id(f.event) in torn:
+            e = f.event
+            out[e.path] = min(out.get(e.path, e.line), e.line)
+    return out
 
 
 # a process's own failure-signal handler reporting the signal it got (``extract``: abseil, glog, faulthandler, Paddle)

@@ -197,7 +197,17 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     # shape across processes, and ``chained_operation`` re-raises it ("Error found while calling `...`"): the ranks
     # passed different shapes to one collective (unpadded variable-length batches, charent/ChatLM-mini-Chinese#36)
     "DistributedOperationException": "collective_mismatch",
+    # Dask distributed's ``Client.wait_for_workers`` (``distributed/client.py``, ``distributed/exceptions.py``): "Only
+    # 1/2 workers arrived after 90.0" - the workers the job waits for never registered with its scheduler
+    "WorkerStartTimeoutError": "rendezvous",
 }
+# Exceptions a process raises while it unwinds after the user's interrupt (``reason.interrupted_from``): asyncio's and
+# concurrent.futures' ``CancelledError`` (tasks and futures cancelled as their loop or executor shuts down; asyncio
+# prints a task's as "Task exception was never retrieved" when the task is collected), Dask's ``distributed.client.
+# AllExit`` (raised into ``Client._gather``'s waits to stop them as the client closes, ``distributed/client.py``), and
+# ``KeyboardInterrupt``/``SystemExit`` themselves. Any other exception printed after an interrupt may say why the job
+# was stuck (Ray Train's controller reporting its worker-group start-up timeout as it aborts) and stays read.
+INTERRUPT_UNWINDING: frozenset[str] = frozenset({"CancelledError", "AllExit", "KeyboardInterrupt", "SystemExit"})
 # Modules whose ``OutOfMemoryError`` is the CUDA caching allocator's (Ray's ``ray.exceptions.OutOfMemoryError`` is
 # the host memory monitor's: ``ray/exceptions.py``).
 CUDA_OOM_MODULES = frozenset({"torch", "torch.cuda"})
@@ -342,6 +352,19 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # the libp2p daemon Hivemind starts (``p2pd``, go-libp2p-daemon) when none of the ``initial_peers`` it was given
     # answers: "Daemon failed to start: ... failed to connect to bootstrap peers" - the peer never joined the swarm
     (r"failed to connect to bootstrap peers", "rendezvous"),
+    # Dask distributed's connect (``distributed/comm/core.py`` ``connect``): "Timed out trying to connect to
+    # tcp://10.0.0.1:8786 after 30 s" - nothing answered at that address (a scheduler not started, another port); a
+    # nanny that cannot reach its scheduler fails to start ("Nanny failed to start.")
+    (r"Timed out trying to connect to \S+ after [\d.]+ s\b", "rendezvous"),
+    # MindSpore's dynamic cluster (``mindspore/ccsrc/cluster/topology/cluster_context.cc`` ``BuildCluster``: "Topology
+    # build timed out., retry(180/180)", then ``Initialize``: "Building networking for MS_WORKER failed"), which
+    # ``mindspore.communication.init`` raises as "Failed to initialize distributed job cluster because some processes in
+    # the cluster are not successfully spawned": the scheduler never saw every worker register
+    (
+        r"Failed to initialize distributed job cluster because some processes in the cluster are not successfully "
+        r"spawned",
+        "rendezvous",
+    ),
     # a library built without the accelerator it was asked to use, in its own words: torch's "Torch not compiled with
     # CUDA enabled" (above), Paddle's "PaddlePaddle is not compiled with CUDA", cumm/spconv's tensorview "don't compiled
     # with cuda" (traveller59/spconv#423: a CPU-only cumm wheel under a CUDA spconv)
@@ -442,6 +465,11 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
         r"too small for|has only \d))",
         "shared_memory",
     ),
+    # MindSpore's dataset engine before it starts multiprocessing workers (``mindspore/dataset/engine/
+    # datasets_user_defined.py`` ``_check_shm_usage``, 2.x): "Insufficient shared memory available. Required:
+    # 1207959552, Available: 67088384. The required memory can't exceed 80% of the available shared memory" - /dev/shm
+    # too small for its queues (a container's default 64 MB)
+    (r"Insufficient shared memory available\. Required: \d+, Available: \d+", "shared_memory"),
     (r"cannot fit into any bundles for the placement group", "placement"),
     (r"exceeds the total number of available \w+s in the placement group", "placement"),
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),

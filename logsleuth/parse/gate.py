@@ -25,6 +25,7 @@ PATTERNS: tuple[str, ...] = (
     r"Segmentation fault",
     r"THCudaCheck FAIL",
     r"cuda runtime error",
+    r"Check failed: ",
     r"core dumped",
     r"ray\.exceptions\.",
     r"torch\.distributed\.elastic",

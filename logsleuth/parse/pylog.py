@@ -27,6 +27,10 @@ _ERROR = regex.compile(
     # THC's CUDA check (Lua Torch's cutorch, PyTorch <= 1.x ``THCGeneral``): "THCudaCheck FAIL file=f line=n error=2 :
     # out of memory", raised as "cuda runtime error (2) : out of memory at f:n"
     r"|THCudaCheck FAIL|cuda runtime error \(\d+\)"
+    # a failed CHECK of glog or dmlc-core (``CHECK(cond)``/``CHECK_NE(a, b)``: "Check failed: (my_node_.port) != (-1)
+    # bind failed", dmlc-core ``include/dmlc/logging.h`` ``LogCheckFormat``; glog ``logging.h`` ``CHECK``), which
+    # aborts the process or throws (``dmlc::Error``): an assertion of the native code, fatal where it is printed
+    r"|\bCheck failed: "
 )
 # a line ``_ERROR`` matches holds one of these (most lines hold none: the words cost less than the search)
 _ERROR_WORDS = (
@@ -42,6 +46,7 @@ _ERROR_WORDS = (
     "Aborted",
     "THCudaCheck FAIL",
     "cuda runtime error",
+    "Check failed: ",
 )
 _WARN = regex.compile(r"\b(?:WARNING|WARN)\b|^\s*\w*Warning:")
 _TRAINER = regex.compile(r"(?i:\b(?:step|epoch|iter(?:ation)?|loss|lr|it/s|s/it|train|eval)\b)")
