@@ -29,7 +29,6 @@ from .factlayer.reason import (
     sibling_terminations,
     stopped_after_failure,
     teardown_from,
-    teardown_signals,
     unwinding,
 )
 from .factlayer.tables import is_advisory
@@ -569,13 +568,11 @@ def decide(
     matches = rules.finalize(list(evidence.matches), set(evidence.context_hits), dict(evidence.last_lines))
     if evidence.stats.get("numbers_recovered"):  # a skipped overflow step the loss recovered from: the scaler working
         matches = [m for m in matches if m.root_cause != "training_divergence"]
-    # a SIGTERM after the script said training was done is its teardown: no cause, not even a symptom of one
-    torn_down = teardown_signals(evidence.facts)
+    # a SIGTERM after the script said training was done is its teardown, and so is what its file printed from that
+    # signal on (the processes being stopped): no cause, not even a symptom of one
+    stop = teardown_from(evidence.facts)
     unexplained = list(evidence.unexplained)
-    if torn_down:
-        matches = [m for m in matches if id(m.event) not in torn_down]
-        # and what each file printed from its teardown signal on: the processes being stopped
-        stop = teardown_from(evidence.facts)
+    if stop:
         matches = [m for m in matches if m.event.line < stop.get(m.event.path, m.event.line + 1)]
         unexplained = [e for e in unexplained if e.line < stop.get(e.path, e.line + 1)]
     handled = handled_when_interrupted(evidence.facts)
