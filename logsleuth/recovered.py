@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, SchedulerVerdict, SignalFact, WorkRetried
-from .factlayer.reason import teardown_from
+from .factlayer.reason import teardown_from, uncaught
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
 from .types import Diagnosis, Event, Fix
@@ -121,11 +121,7 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     if not any(isinstance(f, ExceptionFact) and f.event is first for f in evidence.facts):
         return diag
     frames = first.params.get("frames") or []
-    if not frames or any(
-        (f.event.params.get("frames") or [{}])[0].get("func") == "<module>"
-        for f in evidence.facts
-        if isinstance(f, ExceptionFact)
-    ):
+    if not frames or any(isinstance(f, ExceptionFact) and uncaught(f) for f in evidence.facts):
         # a traceback from a script's top frame is the interpreter's report of an uncaught exception: some process
         # ended (mp.spawn's parent re-raising its child's error is one), whichever exception came first
         return diag
@@ -145,7 +141,8 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
         if after is None:
             return diag  # too few steps after it, or went back: a restart, read by ``resumed_after_failure``
         went.append((rp, after[0], after[-1][3]))
-    if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in _failures(evidence)):
+    failures = _failures(evidence)
+    if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in failures):
         return diag
     how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, _p, top in sorted(went, key=lambda w: w[0].rank)[:4])
     message = (

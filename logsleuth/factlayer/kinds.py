@@ -71,8 +71,8 @@ class ProcessExit(Fact):
             ``multiprocessing`` (torch's ``mp.spawn``, CPython's ``Process``) | ``dataloader`` | ``kubernetes`` |
             ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
             launcher) | ``runner`` (any other tool printing a child's negative return code, CPython's convention for a
-            child killed by a signal: NVIDIA DIGITS' "error code -9") | ``msrun`` (MindSpore's launcher: "Worker process N exit
-            with exception. Error code: -9") | ``go`` (a Go program's "signal: killed",
+            child killed by a signal: NVIDIA DIGITS' "error code -9") | ``msrun`` (MindSpore's launcher: "Worker
+            process N exit with exception. Error code: -9") | ``go`` (a Go program's "signal: killed",
             ``os.ProcessState.String``) | ``ide`` (a JetBrains run console's "Process finished with exit code 139
             (interrupted by signal 11: SIGSEGV)") | ``kaldi`` (Kaldi's ``run.pl``/``queue.pl``/``slurm.pl``: "job failed,
             log is in X", no code) | ``kernel`` (the kernel's fault report in dmesg: "python[1234]: segfault at 0 ip ...",

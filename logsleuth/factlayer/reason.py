@@ -999,15 +999,16 @@ def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
     out: set[int] = set()
     for f in facts:
         path = f.event.path
-        if _failed_exit(f) or isinstance(f, ExceptionFact) and _uncaught(f):
+        if _failed_exit(f) or isinstance(f, ExceptionFact) and uncaught(f):
             failed.add(path)
         elif isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM" and path in failed:
             out.add(id(f.event))
     return frozenset(out)
 
 
-def _uncaught(f: ExceptionFact) -> bool:
-    """``f``'s traceback starts at a script's top frame: the interpreter's report of an uncaught exception."""
+def uncaught(f: ExceptionFact) -> bool:
+    """``f``'s traceback starts at a script's top frame (``<module>``): the interpreter's report of an uncaught
+    exception (``sys.excepthook``), after which the process exits 1."""
     frames = f.event.params.get("frames") or []
     return bool(frames) and frames[0].get("func") == "<module>"
 
