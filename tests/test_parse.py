@@ -123,3 +123,18 @@ def test_masks() -> None:
     assert mask("Timed out after 1801 seconds waiting for clients. 17/33 clients joined.") == \
         "Timed out after <NUM> seconds waiting for clients. <NUM>/<NUM> clients joined."
     assert mask("connect to 10.0.0.11:29500 at /home/user/x.py 0x7f00ab") == "connect to <IP> at <PATH> <HEX>"
+
+
+def test_mindspore_header_gives_pid_and_time() -> None:
+    # run-waveap-c-hosts-yield-host-lost (MindSpore 2.10 on CPU): the scheduler's node timeout, then a worker's error
+    text = (
+        "[ERROR] DISTRIBUTED(15285,7fc63939e6c0,python):2026-11-30-01:59:33.087.103 [mindspore/ccsrc/cluster/topology/"
+        "meta_server_node.cc:548] UpdateTopoState] The node: 1 is timed out. It may exit with exception, please check "
+        "this node's log.\n"
+        "[WARNING] ME(15286:139820764560256,MainProcess):2026-11-30-01:58:46.991.000 [mindspore/common/_decorator.py:69]"
+        " 'FusedSparseAdam' is deprecated from version 2.8.0 and will be removed in a future version.\n"
+    )
+    scheduler, worker = list(parse_text(text))
+    assert (scheduler.level, scheduler.pid, str(scheduler.time)) == ("error", 15285, "2026-11-30 01:59:33.087103")
+    assert scheduler.template.startswith("[mindspore/ccsrc/cluster/topology/meta_server_node.cc:")
+    assert (worker.level, worker.pid, str(worker.time)) == ("warning", 15286, "2026-11-30 01:58:46.991000")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import regex
 
+from . import timestamps
 from .record import Recognised
 
 _LEVEL_WORDS = "DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
@@ -20,6 +21,14 @@ _LINE = regex.compile(
     rf"|(?P<l5>{_LEVEL_WORDS})(?::| )\s*)"
 )
 _LEVELS = {"WARN": "warning", "CRITICAL": "fatal", "FATAL": "fatal"}
+# MindSpore's and Ascend CANN's own log header after "[LEVEL] ": "<MODULE>(<pid>,<tid or proc>,<proc>):<date>-<clock>.<ms>.<us>
+# " (mindspore/core/utils/log_adapter.cc ``LogWriter::OutputLog``; CANN's slog prints the same shape):
+# "[ERROR] DISTRIBUTED(15285,7fc63939e6c0,python):2026-11-30-01:59:33.087.103 [mindspore/ccsrc/...:548] Func] msg".
+# The pid names the process and the time orders it among the job's lines (a pasted ``msrun_logs/`` is one file per
+# process, concatenated).
+_ME_HEADER = regex.compile(
+    r"(?P<mod>[A-Z][A-Z_]*)\((?P<pid>\d+)[,:][^)]*\):(?P<date>\d{4}-\d\d-\d\d)-(?P<clock>\d\d:\d\d:\d\d)\.(?P<ms>\d{3})\.(?P<us>\d{3}) ?"
+)
 # An unstructured line is an error when it is an exception line, a fatal signal, or says ERROR/FATAL.
 _ERROR = regex.compile(
     r"(?:^\s*(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Interrupt)(?:\([\w.]+\))?(?::|$))"
@@ -76,6 +85,10 @@ def recognise(body: str) -> Recognised | None:
     word = m["l1"] or m["l2"] or m["l3"] or m["l4"] or m["l5"]
     level = _LEVELS.get(word, word.lower())
     name = m["name"] or m["name2"] or m["name3"]
+    if m["l3"] and (me := _ME_HEADER.match(body, m.end())):
+        rec = Recognised("trainer", level, start=me.end(), pid=int(me["pid"]))
+        rec.time = timestamps.full(me["date"], f"{me['clock']}.{me['ms']}{me['us']}")
+        return rec
     return Recognised(_source_for(name), level, start=m.end())
 
 
