@@ -106,7 +106,7 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
             chained is None
             and e.path == ev.path
             and e.rank == ev.rank
-            and e.pid == ev.pid
+            and (e.pid == ev.pid or e.pid is None or ev.pid is None)  # a traceback prints no pid: unknown, not other
             and 0 <= e.line - ev.end_line <= limit
         ):
             chained = m

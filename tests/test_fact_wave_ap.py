@@ -38,6 +38,14 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         ("run-waveap-c-msrun-yield-third-host/job.log", "rendezvous_timeout"),  # cluster never complete
         ("run-waveap-c-logs-yield-new-sensor/job.log", "collective_mismatch"),  # ring all-reduce chunk sizes differ
         ("run-waveap-c-env-yield-weather-service/job.log", "collective_timeout"),  # ring wait receiving failed
+        # a lost host, told by the survivors (after the batch's first fixes): MindSpore's RPC client reaching EOF on the
+        # peer before its ring wait failed, and the worker's exit by SIGTERM after the scheduler's own failure; dask's
+        # actor proxy that cannot reach the worker holding the actor
+        ("run-waveap-c-hosts-yield-host-lost/job.log", "peer_process_died"),
+        ("run-waveap-a-hosts-stockout-host-lost/job.log", "peer_process_died"),
+        # the worker's registration error chained to the bind failure printed below it: the traceback prints no pid,
+        # the MindSpore line does (its header), and an unknown pid is not another process
+        ("run-waveap-c-msrun-yield-second-experiment/job.log", "port_in_use"),
         ("run-waveap-c-msrun-yield-data-refresh/job.log", "native_crash"),  # SIGBUS with the data memory-mapped
         ("run-waveap-c-msrun-yield-weather-service/job.log", "silent_hang"),  # "msrun process received SIGINT"
     ],
@@ -185,3 +193,16 @@ def test_exceptions_after_the_users_interrupt_are_its_unwinding() -> None:
     # an error before the interrupt: the interrupt ended a failed job, and what follows is read as usual
     failed = [f for ev in parse_text("RuntimeError: boom\nKeyboardInterrupt\n") for f in facts_of(ev)]
     assert interrupted_from(failed) == {}
+
+
+def test_sigterm_exit_after_a_failed_end_is_the_clean_up() -> None:
+    # run-waveap-c-hosts-yield-host-lost: the launch script reports the scheduler's failed exit, then the worker's
+    # exit by SIGTERM (MindSpore's exception callback: "Kill this process with SIGTERM.")
+    events = list(parse_text("process 15285 exited with status 1\nprocess 15286 exited with status 143\n"))
+    facts = [f for e in events for f in facts_of(e)]
+    assert [(type(f).__name__, getattr(f, "signal", None)) for f in facts] == [
+        ("ProcessExit", None), ("ProcessExit", "SIGTERM")]
+    assert stopped_after_failure(facts) == {id(events[1])}
+    # alone, the SIGTERM exit is not clean-up
+    alone = list(parse_text("process 15286 exited with status 143\n"))
+    assert stopped_after_failure([f for e in alone for f in facts_of(e)]) == frozenset()

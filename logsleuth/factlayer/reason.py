@@ -988,7 +988,8 @@ def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
 
 
 def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
-    """``id()`` of the events of SIGTERM reports (sender unknown) printed in a file after that file reported a
+    """``id()`` of the events of SIGTERM reports (a process saying it received SIGTERM, sender unknown, or an exit by
+    SIGTERM that someone reported: "exited with status 143") printed in a file after that file reported a
     process's own failed end: an uncaught exception (its traceback starts at a script's ``<module>`` frame, the
     interpreter's report as ``sys.excepthook`` prints it, after which the process exits 1) or an exit by a non-zero
     code or a signal other than a stop signal (``_failed_exit``). A launch script, a service manager or a launcher then
@@ -1001,7 +1002,10 @@ def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
         path = f.event.path
         if _failed_exit(f) or isinstance(f, ExceptionFact) and uncaught(f):
             failed.add(path)
-        elif isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM" and path in failed:
+        elif path in failed and (
+            isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM"
+            or isinstance(f, ProcessExit) and f.signal == "SIGTERM"
+        ):
             out.add(id(f.event))
     return frozenset(out)
 
