@@ -1004,7 +1004,8 @@ def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
             failed.add(path)
         elif path in failed and (
             isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM"
-            or isinstance(f, ProcessExit) and f.signal == "SIGTERM"
+            # not Ray's "Worker exit type" in a death report: that is the dead actor's own end, the failure itself
+            or isinstance(f, ProcessExit) and f.signal == "SIGTERM" and f.reporter != "ray"
         ):
             out.add(id(f.event))
     return frozenset(out)
