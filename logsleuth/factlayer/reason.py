@@ -1003,9 +1003,13 @@ def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
         if _failed_exit(f) or isinstance(f, ExceptionFact) and uncaught(f):
             failed.add(path)
         elif path in failed and (
-            isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM"
+            isinstance(f, SignalFact)
+            and f.sender == "unknown"
+            and f.signal == "SIGTERM"
             # not Ray's "Worker exit type" in a death report: that is the dead actor's own end, the failure itself
-            or isinstance(f, ProcessExit) and f.signal == "SIGTERM" and f.reporter != "ray"
+            or isinstance(f, ProcessExit)
+            and f.signal == "SIGTERM"
+            and f.reporter != "ray"
         ):
             out.add(id(f.event))
     return frozenset(out)
