@@ -1002,17 +1002,17 @@ def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
         path = f.event.path
         if _failed_exit(f) or isinstance(f, ExceptionFact) and uncaught(f):
             failed.add(path)
-        elif path in failed and (
-            isinstance(f, SignalFact)
-            and f.sender == "unknown"
-            and f.signal == "SIGTERM"
-            # not Ray's "Worker exit type" in a death report: that is the dead actor's own end, the failure itself
-            or isinstance(f, ProcessExit)
-            and f.signal == "SIGTERM"
-            and f.reporter != "ray"
-        ):
+        elif path in failed and _stop_report(f):
             out.add(id(f.event))
     return frozenset(out)
+
+
+def _stop_report(f: Fact) -> bool:
+    """``f`` reports a SIGTERM: a process saying it received one (sender unknown), or its exit by SIGTERM as an observer
+    reports it - not Ray's "Worker exit type" in a death report, which is the dead actor's own end."""
+    if isinstance(f, SignalFact):
+        return f.sender == "unknown" and f.signal == "SIGTERM"
+    return isinstance(f, ProcessExit) and f.signal == "SIGTERM" and f.reporter != "ray"
 
 
 def uncaught(f: ExceptionFact) -> bool:
