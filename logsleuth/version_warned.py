@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from .diagnose import decided_by_fact
 from .factlayer.kinds import RunFinished, VersionWarning
 from .lazy_regex import lazy
-from .types import Diagnosis, Fix, Match
+from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
     from .evidence import JobEvidence
@@ -35,6 +35,19 @@ CONFIDENCE = 0.6
 ENDS_WITHIN_LINES = 8
 # xFormers' block, the line after its header (``xformers/_cpp_lib.py``): the torch it was built for and the one installed
 _XFORMERS_BUILT_FOR = lazy(r"PyTorch (?P<want>\d[\w.]*)\+\w+ with CUDA \d+ \(you have (?P<have>\d[\w.]*)\+cpu\)")
+
+
+# libraries whose version warning is about a pickle written by another release of theirs (``extract._VERSION_WARNING``)
+UNPICKLE_WARNERS = frozenset({"sklearn"})
+# frames of Python's unpickler and joblib's, and the ``__setstate__`` an object's class runs as it is unpickled
+_UNPICKLE_FILES = ("/pickle.py", "/numpy_pickle.py")
+
+
+def _unpickling(event: Event | None) -> bool:
+    """``event`` is an exception raised while an object was being unpickled (a frame of ``pickle``'s or joblib's
+    unpickler, or a class's ``__setstate__``)."""
+    frames = (event.params.get("frames") or []) if event is not None else []
+    return any(f.get("func") == "__setstate__" or f.get("file", "").endswith(_UNPICKLE_FILES) for f in frames)
 
 
 def _cpu_build_of_same_release(w: VersionWarning, evidence: JobEvidence) -> bool:
@@ -53,7 +66,9 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
     """``diag`` turned into ``library_version_mismatch`` when it is ``unknown`` (the job failed, nothing named why) and
     a library warned of incompatible versions before the first failure, or when it is a plain ``no_failure`` (no fact
     said the run finished, ``RunFinished``) and the log ends on such a warning (``ENDS_WITHIN_LINES`` of its file's
-    last line); else ``diag`` unchanged."""
+    last line), or when it is ``worker_exception`` raised while unpickling a model (``_unpickling``) after the model's
+    library warned in that file that the pickle comes from another release of it (``UNPICKLE_WARNERS``: scikit-learn's
+    ``InconsistentVersionWarning``); else ``diag`` unchanged."""
     if diag.verdict == "no_failure" and diag.rule_id is None:
         # nothing failed and nothing said the run finished: does the log end on the warning?
         if any(isinstance(f, RunFinished) for f in evidence.facts):
@@ -65,6 +80,15 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
 
         then = "and the log ends there: nothing ran after it."
         title = "A library warned that its installed versions do not fit, and the log ends there"
+    elif diag.root_cause == "worker_exception" and _unpickling(diag.first_failure):
+        first = diag.first_failure
+
+        def counts(w: VersionWarning) -> bool:
+            same_file = first is not None and w.event.path == first.path and w.event.line <= first.line
+            return w.library in UNPICKLE_WARNERS and same_file
+
+        then = "and loading that pickle then failed."
+        title = "A model pickled by another library version failed to load"
     elif diag.root_cause == "unknown" and diag.verdict != "no_failure":
         first = diag.first_failure
 
@@ -84,6 +108,19 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
         f'("{w.words}"), {then}'
     )
     ev = Match(RULE_ID, "library_version_mismatch", "cause", w.event, severity="medium", confidence=CONFIDENCE)
+    if w.library in UNPICKLE_WARNERS:
+        fix = Fix(
+            summary=f"The pickle was written by another {w.library} release than the one loading it, and its internal "
+            "layout changed between them.",
+            steps=(
+                f"Load it with the {w.library} release that wrote it (the warning names it) and pin that release, or "
+                "retrain and save the model with the installed one.",
+                "Keep models in a format meant to outlive a release (scikit-learn: skops or ONNX) and record the "
+                "library versions beside each saved model.",
+            ),
+            references=("https://scikit-learn.org/stable/model_persistence.html",),
+        )
+        return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
     fix = Fix(
         summary=f"{w.library} was installed for other versions than the ones it runs with; the job's end right after "
         "it is most likely that mismatch (its compiled part skipped or broken).",

@@ -120,6 +120,15 @@ _RAY_SIGTERM = "The process receives a SIGTERM"
 # exception. Error code: -9." for a worker (or "Scheduler process N ...") whose return code was not 0; the code is
 # ``subprocess``'s, negative for a signal (CPython: -N when the child was killed by signal N)
 _MSRUN_EXIT = lazy(r"(?P<who>Worker|Scheduler) process (?P<pid>\d+) exit with exception\. Error code: (?P<code>-?\d+)")
+# GNU findutils' xargs (``xargs/xargs.c``, ``wait_for_proc``): "xargs: python: terminated by signal 9" when a command
+# it started was killed by a signal (it then stops starting others and exits 125)
+_XARGS_SIGNAL = lazy(r"^xargs: (?P<cmd>\S+): terminated by signal (?P<n>\d+)")
+# joblib's loky executor (``joblib/externals/loky/process_executor.py``, ``_executor_manager_thread`` ->
+# ``TerminatedWorkerError``): "A worker process managed by the executor was unexpectedly terminated. ... The exit codes
+# of the workers are {SIGKILL(-9)}" - each worker's ``exitcode`` as ``_get_exitcodes_terminated_worker`` formats it:
+# a signal's name with the negative code, or ``EXIT(n)``
+_LOKY_CODES = lazy(r"The exit codes of the workers are \{(?P<codes>[^}\n]*)\}")
+_LOKY_CODE = lazy(r"(?:(?P<sig>SIG[A-Z]+)|EXIT|UNKNOWN)\((?P<code>-?\d+)\)")
 _VLLM_EXIT = lazy(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 _VLLM_DIED = lazy(
     r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
@@ -590,8 +599,18 @@ _VERSION_WARNING = lazy(
     r"|(?P<xformers>xFormers can't load C\+\+/CUDA extensions\. xFormers was built for)"
     r"|(?P<numpy>A module that was compiled using NumPy 1\.x cannot be run in\s+NumPy 2)"
     r"|(?P<torch>Failed to initialize NumPy: _ARRAY_API not found)"
+    # scikit-learn's ``InconsistentVersionWarning`` (``sklearn/base.py`` ``BaseEstimator.__setstate__``): "Trying to
+    # unpickle estimator DecisionTreeRegressor from version 1.2.2 when using version 1.9.1." - a model pickled by
+    # another release; whether it loads depends on what changed (``version_warned.failed_unpickling``)
+    r"|(?P<sklearn>Trying to unpickle estimator \w+ from version \S+ when using version \S+)"
 )
-_VERSION_WARNING_WORDS = ("incompatible torch version", "xFormers can't load", "compiled using NumPy", "_ARRAY_API")
+_VERSION_WARNING_WORDS = (
+    "incompatible torch version",
+    "xFormers can't load",
+    "compiled using NumPy",
+    "_ARRAY_API",
+    "Trying to unpickle estimator",
+)
 _FINISHED_WORDS = (
     "after training is done",
     "Training completed",
@@ -759,6 +778,7 @@ GATE_WORDS: tuple[str, ...] = (
     "Abort trap",
     "Terminated",
     "Hangup",
+    "terminated by signal",
     # the kernel's report of a user-space fault (``_KERNEL_FAULT``)
     "segfault at",
     "] trap ",
@@ -1036,6 +1056,13 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         sig = sig or ("SIGTERM" if _RAY_SIGTERM in said else None)
         pm = _RAY_PID.search(own)
         _exit(ev, out, None, "ray", signal=sig, detail=m["type"], proc=plausible.pid(pm["pid"]) if pm else None)
+    if "terminated by signal" in text and (m := _XARGS_SIGNAL.search(text)):
+        _exit(ev, out, None, "xargs", signal=tables.SIGNALS.get(int(m["n"])), detail=m["cmd"])
+    if "exit codes of the workers" in text and (m := _LOKY_CODES.search(text)):
+        for c in _LOKY_CODE.finditer(m["codes"]):
+            if _code(c["code"]):
+                sig = c["sig"] if c["sig"] in tables.SIGNAL_NUMBERS else None
+                _exit(ev, out, _code(c["code"]), "loky", signal=sig, detail="worker")
     if "exit with exception. Error code" in text and (m := _MSRUN_EXIT.search(text)) and _code(m["code"]) != 0:
         _exit(ev, out, _code(m["code"]), "msrun", detail=f"{m['who']} process", proc=plausible.pid(m["pid"]))
     if "died, exit code" in text and (m := _VLLM_EXIT.search(text)) and _code(m["code"]) != 0:

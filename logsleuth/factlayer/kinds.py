@@ -72,7 +72,8 @@ class ProcessExit(Fact):
             ``subprocess`` (CPython's ``CalledProcessError``: old torch.distributed.launch, accelerate's simple
             launcher) | ``runner`` (any other tool printing a child's negative return code, CPython's convention for a
             child killed by a signal: NVIDIA DIGITS' "error code -9") | ``msrun`` (MindSpore's launcher: "Worker
-            process N exit with exception. Error code: -9") | ``go`` (a Go program's "signal: killed",
+            process N exit with exception. Error code: -9") | ``xargs`` (GNU xargs: "xargs: python: terminated by signal 9") |
+            ``loky`` (joblib's executor: "The exit codes of the workers are {SIGKILL(-9)}") | ``go`` (a Go program's "signal: killed",
             ``os.ProcessState.String``) | ``ide`` (a JetBrains run console's "Process finished with exit code 139
             (interrupted by signal 11: SIGSEGV)") | ``kaldi`` (Kaldi's ``run.pl``/``queue.pl``/``slurm.pl``: "job failed,
             log is in X", no code) | ``kernel`` (the kernel's fault report in dmesg: "python[1234]: segfault at 0 ip ...",

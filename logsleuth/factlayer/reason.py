@@ -907,32 +907,28 @@ def unwinding(ev: Event) -> bool:
 
 def handled_when_interrupted(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events of exceptions that were being handled when the user's interrupt came: a
-    ``KeyboardInterrupt`` chained to an earlier exception of the same process as its context ("During handling of the
-    above exception, another exception occurred", ``ExceptionFact.chained == "context"``). That earlier exception was
-    caught - a retry or polling loop's ``except`` that waits and tries again (``os.open(lock, O_CREAT | O_EXCL)`` ->
-    ``FileExistsError`` -> ``time.sleep``) - so it did not end the process; the interrupt did. Only when both were
-    raised in the same function of the user's code (the loop): a library's handler interrupted while it cleans up
-    after a real error (a process group that hangs in its teardown) leaves that error the failure. ``facts`` in job
-    order."""
+    ``KeyboardInterrupt`` at the end of a chain of exceptions of one process linked as context ("During handling of
+    the above exception, another exception occurred", ``ExceptionFact.chained == "context"``), and an earlier link of
+    that chain raised in a function that is still on the interrupt's own stack. That exception was caught there - a
+    retry or polling loop's ``except`` that waits and tries again (``os.open(lock, O_CREAT | O_EXCL)`` ->
+    ``FileExistsError`` -> ``time.sleep``; Optuna's journal lock, ``optuna/storages/journal/_file.py`` ``acquire``) -
+    so it did not end the process; the interrupt did. A real error that a handler was cleaning up after when the user
+    gave up was raised in a frame that has unwound (a library call deeper than the handler), so it stays the failure.
+    ``facts`` in job order."""
     out: set[int] = set()
-    last: dict[tuple[str, int | None, int | None], ExceptionFact] = {}
+    chains: dict[tuple[str, int | None, int | None], list[ExceptionFact]] = {}
     for f in facts:
         if not isinstance(f, ExceptionFact):
             continue
         key = (f.event.path, f.event.rank, f.event.pid)
-        prev = last.get(key)
-        if (
-            prev is not None
-            and f.chained == "context"
-            and f.caused_by == prev.type
-            and f.type.endswith(_INTERRUPTS)
-            and prev.user_code
-            and f.user_code
-            and (where := _frame_function(prev.innermost)) is not None
-            and where == _frame_function(f.innermost)
-        ):
-            out.add(id(prev.event))
-        last[key] = f
+        chain = chains.get(key)
+        if chain and f.chained == "context" and f.caused_by == chain[-1].type:
+            chain.append(f)
+        else:
+            chains[key] = chain = [f]
+        if len(chain) > 1 and f.type.endswith(_INTERRUPTS):
+            on_stack = {(fr.get("file"), fr.get("func")) for fr in f.event.params.get("frames") or []}
+            out.update(id(g.event) for g in chain[:-1] if _frame_function(g.innermost) in on_stack)
     return frozenset(out)
 
 

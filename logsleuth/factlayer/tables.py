@@ -515,6 +515,13 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # was started with:\n    Ray: 2.60.0\n    Python: 3.11.7\nThis process on node ... was started with: ..." - the
     # driver's environment runs another Ray or Python than the cluster's
     (r"Version mismatch: The cluster was started with", "environment"),
+    # a library refusing a peer or a stored artefact written by another version of itself, in its own words: Optuna's
+    # RDB storage (``optuna/storages/_rdb/storage.py`` ``check_table_schema_compatibility``: "The runtime optuna version
+    # 3.0.6 is no longer compatible with the table schema (set up by optuna 5.0.0)."), Unity ML-Agents' handshake with
+    # the environment (``mlagents_envs/environment.py``: "The communication API version is not compatible between Unity
+    # and python. Python API: 0.15.0, Unity API: 1.5.0."; before 0.14 "The API number is not compatible between Unity
+    # and python. Python API : API-5, Unity API : API-4.")
+    (r"\b(?:version|API number)(?: \S+)? (?:is|are) (?:not|no longer) compatible (?:with|between)\b", "environment"),
     (r"larger than the maximum number of tokens that can be stored in KV cache", "cuda_oom"),
     (r"KV cache is needed, which is larger than the available KV cache memory", "cuda_oom"),
     (r"is less than desired GPU memory utilization", "cuda_oom"),
