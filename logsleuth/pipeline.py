@@ -578,9 +578,17 @@ def decide(
     handled = handled_when_interrupted(evidence.facts)
     if handled:  # an exception a loop caught and was still handling when the user interrupted: not a failure
         matches = [m for m in matches if id(m.event) not in handled]
-    if interrupted := interrupted_from(evidence.facts):  # the exceptions the interrupt's unwinding raised after it
+    if interrupted := interrupted_from(evidence.facts):
+        # the exceptions the interrupt's unwinding raised after it, and the symptoms it caused (the other processes'
+        # lost connections to the ones it stopped first): what the job waited on is read from what came before
+        # (the interrupt's own traceback may hold another process's line printed into it: a symptom there is after it)
         matches = [
-            m for m in matches if not unwinding(m.event) or m.event.line <= interrupted.get(m.event.path, m.event.line)
+            m
+            for m in matches
+            if m.role == "symptom"
+            and m.event.line < interrupted.get(m.event.path, m.event.line + 1)
+            or m.role != "symptom"
+            and (not unwinding(m.event) or m.event.line <= interrupted.get(m.event.path, m.event.line))
         ]
     order = _order(evidence, [m.event for m in matches])
     diag = diagnose(

@@ -635,11 +635,12 @@ _FINISHED_WORDS = (
 # loss's exponential: inf only once the loss passed ~709 nats (``math.exp`` overflow; fairseq's ``get_perplexity``
 # returns inf there), far above any language model's loss at initialisation (ln of the vocabulary size): OpenNMT-tf's
 # "Evaluation result for step 435000: loss = 148890.718750 ; perplexity = inf" (OpenNMT/OpenNMT-tf#744).
-# A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
+# A generalised linear model's loss is its deviance (scikit-learn's ``_GeneralizedLinearRegressor``, a gamma or Poisson
+# regression of one's own: "deviance is inf at step 7"). A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
 _NAN_LOSS = lazy(
-    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
+    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl|deviance)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|was|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
@@ -1317,6 +1318,16 @@ def checkpoint_write_failed(innermost: str, message: str) -> bool:
     return _WRITE_FAILED in message and bool(_SAVE_FRAME.search(innermost.replace("\\", "/")))
 
 
+def _staged_in_shm(ev: Event, innermost: str) -> bool:
+    """The exception was raised writing into /dev/shm: its innermost frame is code that keeps its files there
+    (``tables.SHM_STAGING_CODE``), or a frame of its stack is code that stages its writes there by default
+    (``tables.SHM_STAGING_CALLERS``)."""
+    if any(p in innermost for p in tables.SHM_STAGING_CODE):
+        return True
+    frames = ev.params.get("frames") or []
+    return any(p in str(f.get("file", "")) for f in frames for p in tables.SHM_STAGING_CALLERS)
+
+
 def _exception(
     ev: Event, typ: str, message: str, *, innermost: str = "", user: bool = False, caused_by: str = ""
 ) -> ExceptionFact:
@@ -1330,7 +1341,7 @@ def _exception(
         family = "rendezvous"
     elif not family and checkpoint_write_failed(innermost, message):
         family = "disk_full"
-    if family == "disk_full" and errno == 28 and any(p in innermost for p in tables.SHM_STAGING_CODE):
+    if family == "disk_full" and errno == 28 and _staged_in_shm(ev, innermost):
         family = "shared_memory"  # the full filesystem is /dev/shm, where that code keeps its files
     return ExceptionFact(
         event=ev,

@@ -228,6 +228,11 @@ ERRNO_FAMILIES: dict[int, str] = {28: "disk_full", 122: "disk_full", 12: "host_m
 # nalepae/pandarallel#127, where a worker's ``pickle.dump`` hit "[Errno 28] No space left on device", and PR #221:
 # Docker's /dev/shm is 64 MB).
 SHM_STAGING_CODE: tuple[str, ...] = ("/pandarallel/",)
+# Code anywhere on the stack whose writes go to /dev/shm by default: joblib's memmapping of large arrays for its
+# workers (``joblib/_memmapping_reducer.py`` ``_get_temp_dir``: ``JOBLIB_TEMP_FOLDER`` when set, else
+# ``SYSTEM_SHARED_MEM_FS`` = /dev/shm when it has more than 2 GB free, else the system's temp folder); its writes
+# themselves run in ``numpy_pickle.py``, which ``joblib.dump`` also runs for a model saved to disk, so the caller decides.
+SHM_STAGING_CALLERS: tuple[str, ...] = ("/joblib/_memmapping_reducer.py",)
 # Messages that name a family whatever the exception type (strerror(3) texts, glibc ``string/strerror``; the
 # dynamic loader's ``undefined symbol`` from dlopen(3)).
 MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
