@@ -1358,6 +1358,8 @@ def _exception(
 
 def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
     p = ev.params
+    if p.get("in_warning"):
+        return  # a traceback quoted in a warning's message: caught and reported by the library, which went on
     if p.get("exc_type"):
         frames = p.get("frames") or []
         inner = frames[-1] if frames else None

@@ -28,6 +28,18 @@ _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recog
 __all__ = ["parse", "parse_text", "mask"]
 
 
+# CPython's warning header (``Lib/warnings.py`` ``_formatwarnmsg_impl``): "<file>:<line>: <Category>: <message>"
+WARNING_HEADER = regex.compile(r"\S[^:\n]*:\d+: (?:[A-Z]\w*)?Warning: ")
+# a traceback this many lines after the header is no longer taken as part of its message
+WARNING_MAX_LINES = 30
+
+
+def _warning_source_line(body: str) -> bool:
+    """The warning's own source line, which CPython prints after its message: two spaces, then code (a traceback's
+    frame lines are ``  File "..."``, its code lines four spaces in)."""
+    return body.startswith("  ") and body[2:3] not in (" ", "") and not body.startswith('  File "')
+
+
 def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
     # which recogniser claims a line, and how an unclaimed line falls back, depend on its shape only (no recogniser
     # tells the digits 1-9 apart: ``masking.SHAPE``): found once per shape, then only that recogniser runs
@@ -155,6 +167,10 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     ignored_in: dict[tuple, str] = {}
     # threading's excepthook ("Exception in thread <name>:", then the traceback), per stream
     in_thread: dict[tuple, str] = {}
+    # a Python warning whose message is still being printed, per stream: (its header's line number, the header). CPython
+    # prints "<file>:<line>: <Category>: <message>" and then the warning's source line indented by two spaces
+    # (``Lib/warnings.py`` ``_formatwarnmsg_impl``): a message of several lines runs until that source line
+    in_warning: dict[tuple, tuple[int, str]] = {}
     summary = SummaryBlock()
     strip = prefix.strip
     # JVM stacks per stream: a throwable's line held until the next line shows a frame (``jvm_held``), then the stack
@@ -217,7 +233,12 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         # a header with neither a frame nor an exception after it (a paste cut right after "Traceback (most recent call
         # last):") states no error of its own
         empty = not tb.exc_type and not tb.frames
-        level = "warning" if tb.unraisable or cancelled or empty else "error"
+        if tb.in_warning and tb.frames and tb.frames[0].get("func") == "<module>":
+            # an uncaught exception's report starts at the script's top frame: raised to the top, not quoted in the
+            # warning before it (whose message ended without a source line to say so)
+            tb.in_warning = False
+            del tb.lines[0]
+        level = "warning" if tb.unraisable or tb.in_warning or cancelled or empty else "error"
         return tb_event(tb, pre, Recognised("python", level))
 
     def summary_events(entry: Any) -> Iterator[Event]:
@@ -290,6 +311,10 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 if status == "done":
                     continue
         announced = ignored_in.pop(key, None) if ignored_in else None
+        warning = in_warning.get(key) if in_warning else None
+        if warning is not None and (line_no - warning[0] > WARNING_MAX_LINES or _warning_source_line(body)):
+            del in_warning[key]  # the warning's source line: its message ended
+            warning = None
         if body.startswith(HEADER) or body.lstrip().startswith(HEADER) or (tag and logged.startswith(HEADER)):
             if key in open_tbs:
                 yield finish_tb(key)
@@ -297,12 +322,17 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if announced is not None:
                 tb.unraisable = True
                 tb.lines.insert(0, announced)
+            elif warning is not None:
+                tb.in_warning = True
+                tb.lines.insert(0, warning[1])
             if in_thread and in_thread.pop(key, None) is not None:
                 tb.in_thread = True
             open_tbs[key] = (tb, pre)
             continue
         if in_thread:
             in_thread.pop(key, None)  # the announcement holds only for a traceback on the next line
+        if "Warning: " in body and WARNING_HEADER.match(body):
+            in_warning[key] = (line_no, text)
         if body.startswith("Exception ignored in"):
             ignored_in[key] = text
         elif body.startswith("Exception in thread ") and body.rstrip().endswith(":"):

@@ -70,6 +70,10 @@ class Traceback:
     # announced by threading's excepthook ("Exception in thread Thread-1:", ``Lib/threading.py``): raised in a thread
     # other than the main one, which goes on
     in_thread: bool = False
+    # printed inside a Python warning's message (``warnings.warn`` with the traceback in its text: scikit-learn's
+    # ``FitFailedWarning`` "5 fits failed with the following error: Traceback ..."): a caught error the library reports
+    # and goes on from. Its first line is the warning's header.
+    in_warning: bool = False
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
@@ -140,4 +144,5 @@ class Traceback:
             "user_frame": f"{user['file']}:{user['line']} in {user['func']}" if user else "",
             "complete": self.exc_type is not None,
             "unraisable": self.unraisable,
+            "in_warning": self.in_warning,
         }
