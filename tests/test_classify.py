@@ -193,6 +193,16 @@ def test_policy_model_needs_a_high_bar_to_turn_a_clean_log_into_a_failure(rules)
     assert out.fix.summary
 
 
+def test_policy_model_never_overrules_every_process_exiting_cleanly(rules) -> None:
+    # wave AQ (Optuna): trials raised ValueError, caught by study.optimize(catch=...); both workers exited 0
+    log = CORPUS / "logs/run-waveaq-b-launch-pm25-healthy-new-station/job.log"
+    d = analyze([str(log)], rules=rules, model=False)
+    assert (d.verdict, d.rule_id) == ("no_failure", "all-exited-cleanly")
+    sure = model.Vote("worker_exception", 0.99, (("worker_exception", 0.99),), 0.5)
+    out = comb.combine(d, lambda: sure, rules)
+    assert out.verdict == "no_failure" and out.root_cause == "no_failure"
+
+
 def test_policy_symptom_only_answer_stands_against_a_sure_model(rules) -> None:
     log = CORPUS / "logs/gen-torchrun-rank-raises/ws2_rank1_valueerror/job.log"
     d = analyze([str(log)], rules=rules, model=False)

@@ -29,7 +29,7 @@ __all__ = ["parse", "parse_text", "mask"]
 
 
 # CPython's warning header (``Lib/warnings.py`` ``_formatwarnmsg_impl``): "<file>:<line>: <Category>: <message>"
-WARNING_HEADER = regex.compile(r"\S[^:\n]*:\d+: (?:[A-Z]\w*)?Warning: ")
+WARNING_HEADER = regex.compile(r"\S[^:\n]*:\d+: (?:[A-Z]\w*)?Warning:")
 # a traceback this many lines after the header is no longer taken as part of its message
 WARNING_MAX_LINES = 30
 
@@ -331,7 +331,8 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             continue
         if in_thread:
             in_thread.pop(key, None)  # the announcement holds only for a traceback on the next line
-        if "Warning: " in body and WARNING_HEADER.match(body):
+        if "Warning:" in body and body.rstrip().endswith(":") and WARNING_HEADER.match(body):
+            # a warning whose message starts on the next line (the gate keeps such a header: ``gate.PATTERNS``)
             in_warning[key] = (line_no, text)
         if body.startswith("Exception ignored in"):
             ignored_in[key] = text

@@ -36,6 +36,10 @@ PATTERNS: tuple[str, ...] = (
     r"exitcode",
     r"Signal ",
     r"File \"[^\"]+\", line \d+",  # a traceback frame, also when the header is missing
+    # a Python warning whose message starts on the next line (``Lib/warnings.py``: "<file>:<line>: <Category>: " then
+    # the message, which may quote a traceback: scikit-learn's FitFailedWarning): kept always, and the lines after it
+    # as after any line ending in ":", so the parser sees the same warning gated or not (``parse.in_warning``)
+    r"\.py:\d+: (?:[A-Z]\w*)?Warning:[ \t]*(?m:$)",
     # a JVM stack's frames and elisions (``jvm.FRAME``): the stack is one event only when all its lines are parsed
     r"(?m:^)[ \t]+at [\w$.<>/-]+\(",
     r"(?m:^)[ \t]+\.\.\. \d+ (?:more|common frames omitted)",
