@@ -206,6 +206,19 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
             state.clock[id(ev)] = ev.time or last_time
 
 
+def _after_interrupt(m: Match, interrupted: dict[str, int]) -> bool:
+    """``m`` is part of the user's interrupt (``interrupted``: per file, the line it was reported at): an exception its
+    unwinding raised after it (``unwinding``), or a symptom from that line on - the other processes' lost connections to
+    the ones it stopped first, also when printed into the interrupt's own traceback. What the job waited on is read
+    from what came before."""
+    line = interrupted.get(m.event.path)
+    if line is None:
+        return False
+    if m.role == "symptom":
+        return m.event.line >= line
+    return unwinding(m.event) and m.event.line > line
+
+
 def line_gate(rules: RuleSet) -> LineGate | None:
     """The reader's gate for ``rules`` (built once per rule set; ``rules.linegate.build``), or None when no line
     may be skipped (then every line is parsed, as before)."""
@@ -579,17 +592,7 @@ def decide(
     if handled:  # an exception a loop caught and was still handling when the user interrupted: not a failure
         matches = [m for m in matches if id(m.event) not in handled]
     if interrupted := interrupted_from(evidence.facts):
-        # the exceptions the interrupt's unwinding raised after it, and the symptoms it caused (the other processes'
-        # lost connections to the ones it stopped first): what the job waited on is read from what came before
-        # (the interrupt's own traceback may hold another process's line printed into it: a symptom there is after it)
-        matches = [
-            m
-            for m in matches
-            if m.role == "symptom"
-            and m.event.line < interrupted.get(m.event.path, m.event.line + 1)
-            or m.role != "symptom"
-            and (not unwinding(m.event) or m.event.line <= interrupted.get(m.event.path, m.event.line))
-        ]
+        matches = [m for m in matches if not _after_interrupt(m, interrupted)]
     order = _order(evidence, [m.event for m in matches])
     diag = diagnose(
         matches,

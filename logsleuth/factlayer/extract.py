@@ -601,7 +601,7 @@ _VERSION_WARNING = lazy(
     r"|(?P<torch>Failed to initialize NumPy: _ARRAY_API not found)"
     # scikit-learn's ``InconsistentVersionWarning`` (``sklearn/base.py`` ``BaseEstimator.__setstate__``): "Trying to
     # unpickle estimator DecisionTreeRegressor from version 1.2.2 when using version 1.9.1." - a model pickled by
-    # another release; whether it loads depends on what changed (``version_warned.failed_unpickling``)
+    # another release; whether it loads depends on what changed (``version_warned._unpickling``)
     r"|(?P<sklearn>Trying to unpickle estimator \w+ from version \S+ when using version \S+)"
 )
 _VERSION_WARNING_WORDS = (
@@ -636,7 +636,8 @@ _FINISHED_WORDS = (
 # returns inf there), far above any language model's loss at initialisation (ln of the vocabulary size): OpenNMT-tf's
 # "Evaluation result for step 435000: loss = 148890.718750 ; perplexity = inf" (OpenNMT/OpenNMT-tf#744).
 # A generalised linear model's loss is its deviance (scikit-learn's ``_GeneralizedLinearRegressor``, a gamma or Poisson
-# regression of one's own: "deviance is inf at step 7"). A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
+# regression of one's own: "deviance is inf at step 7").
+# A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
 _NAN_LOSS = lazy(
