@@ -20,7 +20,7 @@ from . import deepspeed, jvm, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
 from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
-from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, Traceback
+from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, MAX_MESSAGE_LINES, Traceback
 
 _NO_FACTS = PathFacts()
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
@@ -30,7 +30,9 @@ __all__ = ["parse", "parse_text", "mask"]
 
 # CPython's warning header (``Lib/warnings.py`` ``_formatwarnmsg_impl``): "<file>:<line>: <Category>: <message>"
 WARNING_HEADER = regex.compile(r"\S[^:\n]*:\d+: (?:[A-Z]\w*)?Warning:")
-# a traceback this many lines after the header is no longer taken as part of its message
+# a traceback this many lines after the header is no longer taken as part of its message. The first one must start
+# within ``MAX_MESSAGE_LINES`` of it: the gate keeps that many lines after a header ending in ":" (``gate.PATTERNS``),
+# so a source line that ends the message there is seen gated or not; after a traceback the gate keeps its whole block.
 WARNING_MAX_LINES = 30
 
 
@@ -171,6 +173,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     # prints "<file>:<line>: <Category>: <message>" and then the warning's source line indented by two spaces
     # (``Lib/warnings.py`` ``_formatwarnmsg_impl``): a message of several lines runs until that source line
     in_warning: dict[tuple, tuple[int, str]] = {}
+    quoted: set[tuple] = set()  # streams whose open warning has quoted a traceback already
     summary = SummaryBlock()
     strip = prefix.strip
     # JVM stacks per stream: a throwable's line held until the next line shows a frame (``jvm_held``), then the stack
@@ -312,9 +315,13 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                     continue
         announced = ignored_in.pop(key, None) if ignored_in else None
         warning = in_warning.get(key) if in_warning else None
-        if warning is not None and (line_no - warning[0] > WARNING_MAX_LINES or _warning_source_line(body)):
-            del in_warning[key]  # the warning's source line: its message ended
-            warning = None
+        if warning is not None:
+            since = line_no - warning[0]
+            limit = WARNING_MAX_LINES if key in quoted else MAX_MESSAGE_LINES
+            if since > limit or _warning_source_line(body):
+                del in_warning[key]  # the warning's source line: its message ended
+                quoted.discard(key)
+                warning = None
         if body.startswith(HEADER) or body.lstrip().startswith(HEADER) or (tag and logged.startswith(HEADER)):
             if key in open_tbs:
                 yield finish_tb(key)
@@ -325,6 +332,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             elif warning is not None:
                 tb.in_warning = True
                 tb.lines.insert(0, warning[1])
+                quoted.add(key)
             if in_thread and in_thread.pop(key, None) is not None:
                 tb.in_thread = True
             open_tbs[key] = (tb, pre)
@@ -334,6 +342,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         if "Warning:" in body and body.rstrip().endswith(":") and WARNING_HEADER.match(body):
             # a warning whose message starts on the next line (the gate keeps such a header: ``gate.PATTERNS``)
             in_warning[key] = (line_no, text)
+            quoted.discard(key)
         if body.startswith("Exception ignored in"):
             ignored_in[key] = text
         elif body.startswith("Exception in thread ") and body.rstrip().endswith(":"):
