@@ -129,6 +129,28 @@ _XARGS_SIGNAL = lazy(r"^xargs: (?P<cmd>\S+): terminated by signal (?P<n>\d+)")
 # a signal's name with the negative code, or ``EXIT(n)``
 _LOKY_CODES = lazy(r"The exit codes of the workers are \{(?P<codes>[^}\n]*)\}")
 _LOKY_CODE = lazy(r"(?:(?P<sig>SIG[A-Z]+)|EXIT|UNKNOWN)\((?P<code>-?\d+)\)")
+# Celery's pool (``billiard/pool.py``): a worker that died while it ran a task is reported as "Process
+# 'ForkPoolWorker-3' pid:2931 exited with 'signal 9 (SIGKILL)'" and raised to the task's caller as ``WorkerLostError:
+# Worker exited prematurely: signal 9 (SIGKILL) Job: 0.`` (``human_status``: "signal N (NAME)" or "exitcode N")
+_BILLIARD_EXIT = lazy(
+    r"(?:Worker exited prematurely: |\bpid:(?P<pid>\d+) exited with ')"
+    r"(?:signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\)|exitcode (?P<code>-?\d+))"
+)
+# Apache Airflow's task runner (``airflow/jobs/local_task_job_runner.py``, ``handle_task_exit``): "Task exited with
+# return code 1", a task killed by signal N as "Task exited with return code Negsignal.SIGKILL" (the negative return
+# code as Airflow's ``Negsignal`` enum) or "-9" in older releases
+_AIRFLOW_EXIT = lazy(r"\bTask exited with return code (?:Negsignal\.(?P<name>SIG[A-Z]+)|(?P<code>-?\d+))")
+# systemd for a service's (or ``systemd-run`` unit's) main process (``src/core/service.c``, ``service_sigchld_event``):
+# "Main process exited, code=killed, status=9/KILL" - code=killed|dumped with a signal's number and name, or
+# code=exited with an exit status
+_SYSTEMD_EXIT = lazy(r"\b[Mm]ain process exited, code=(?P<how>killed|dumped|exited), status=(?P<n>\d+)/(?P<word>\w+)")
+# supervisord (``supervisor/process.py`` ``Subprocess.finish`` with ``supervisor/options.py`` ``decode_wait_status``):
+# "exited: trainer (terminated by SIGKILL; not expected)", "exited: trainer (exit status 1; not expected)"; an exit
+# the program's config expects ("; expected") is not a failure
+_SUPERVISOR_EXIT = lazy(
+    r"\bexited: (?P<name>\S+) \((?:terminated by (?P<sig>SIG[A-Z]+)|exit status (?P<code>\d+))"
+    r"(?: \(core dumped\))?; not expected\)"
+)
 _VLLM_EXIT = lazy(r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 _VLLM_DIED = lazy(
     r"(?:Worker|Engine core) proc (?P<name>\S+) died unexpectedly(?:[^\n]{0,40}?exit ?code[:=]? ?(?P<code>-?\d+))?"
@@ -506,6 +528,10 @@ _SLURM_MEM_LIMIT = lazy(
 # Restarting..."; dask < 2022.5 "Worker exceeded 95% memory budget. Restarting"): the nanny kills the worker process, as
 # Slurm's or a pod's memory enforcement does
 _DASK_MEMORY_KILL = lazy(r"\bexceeded \d+% memory budget\. Restarting")
+# systemd when the kernel's or the unit's cgroup OOM killer ended a process of a service (``src/core/unit.c``
+# ``unit_check_oom``: "A process of this unit has been killed by the OOM killer."; ``src/core/service.c``
+# ``service_enter_dead``: "Failed with result 'oom-kill'."), a unit's ``MemoryMax=`` included
+_SYSTEMD_OOM = lazy(r"\bA process of this unit has been killed by the OOM killer|\bFailed with result 'oom-kill'")
 _NODE_FAIL = lazy(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
 _K8S_OOM = lazy(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = lazy(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
@@ -781,6 +807,12 @@ GATE_WORDS: tuple[str, ...] = (
     "Terminated",
     "Hangup",
     "terminated by signal",
+    # systemd's, Celery's pool's and supervisord's reports of a process's end (``_SYSTEMD_EXIT``, ``_SYSTEMD_OOM``,
+    # ``_BILLIARD_EXIT``, ``_SUPERVISOR_EXIT``)
+    "ain process exited",
+    "killed by the OOM killer",
+    "exited prematurely",
+    "; not expected)",
     # the kernel's report of a user-space fault (``_KERNEL_FAULT``)
     "segfault at",
     "] trap ",
@@ -1065,6 +1097,34 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
             if _code(c["code"]):
                 sig = c["sig"] if c["sig"] in tables.SIGNAL_NUMBERS else None
                 _exit(ev, out, _code(c["code"]), "loky", signal=sig, detail="worker")
+    if ("prematurely" in text or "exited with '" in text) and (m := _BILLIARD_EXIT.search(text)):
+        sig = m["name"] if m["name"] in tables.SIGNAL_NUMBERS else _signal(m["num"]) if m["num"] else None
+        code = _code(m["code"]) if m["code"] else None
+        if sig or code:
+            _exit(
+                ev,
+                out,
+                code,
+                "celery",
+                signal=sig,
+                detail="pool worker",
+                proc=plausible.pid(m["pid"]) if m["pid"] else None,
+            )
+    if "Task exited with return code" in text and (m := _AIRFLOW_EXIT.search(text)):
+        code = _code(m["code"]) if m["code"] else None
+        if m["name"] or code:
+            _exit(ev, out, code, "airflow", signal=m["name"] if m["name"] in tables.SIGNAL_NUMBERS else None)
+    if "ain process exited" in text and (m := _SYSTEMD_EXIT.search(text)):
+        if m["how"] == "exited":
+            if _code(m["n"]):
+                _exit(ev, out, _code(m["n"]), "systemd", detail=m["word"])
+        else:
+            _exit(ev, out, None, "systemd", signal=_signal(m["n"]), detail=m["word"])
+    if "not expected" in text and (m := _SUPERVISOR_EXIT.search(text)):
+        code = _code(m["code"]) if m["code"] else None
+        if m["sig"] or code:
+            sig = m["sig"] if m["sig"] in tables.SIGNAL_NUMBERS else None
+            _exit(ev, out, code, "supervisord", signal=sig, detail=m["name"])
     if "exit with exception. Error code" in text and (m := _MSRUN_EXIT.search(text)) and _code(m["code"]) != 0:
         _exit(ev, out, _code(m["code"]), "msrun", detail=f"{m['who']} process", proc=plausible.pid(m["pid"]))
     if "died, exit code" in text and (m := _VLLM_EXIT.search(text)) and _code(m["code"]) != 0:
@@ -1631,6 +1691,8 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "memory budget" in text and _DASK_MEMORY_KILL.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="dask", verdict="oom_killed", resource="memory"))
+    if ("OOM killer" in text or "oom-kill" in text) and _SYSTEMD_OOM.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="systemd", verdict="oom_killed", resource="memory"))
     if "OOMKilled" in text and _K8S_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="kubernetes", verdict="oom_killed", resource="memory"))
     if ("Evicted" in text or "low on resource" in text) and (m := _K8S_EVICT.search(text)):

@@ -77,7 +77,11 @@ class ProcessExit(Fact):
             ``os.ProcessState.String``) | ``ide`` (a JetBrains run console's "Process finished with exit code 139
             (interrupted by signal 11: SIGSEGV)") | ``kaldi`` (Kaldi's ``run.pl``/``queue.pl``/``slurm.pl``: "job failed,
             log is in X", no code) | ``kernel`` (the kernel's fault report in dmesg: "python[1234]: segfault at 0 ip ...",
-            "traps: python[1234] trap invalid opcode ip:...")) or the process's own signal handler
+            "traps: python[1234] trap invalid opcode ip:...") | ``celery`` (Celery's pool, billiard: "Process
+            'ForkPoolWorker-3' pid:19 exited with 'signal 9 (SIGKILL)'", ``WorkerLostError``) | ``airflow`` (its task
+            runner: "Task exited with return code Negsignal.SIGKILL") | ``systemd`` ("Main process exited,
+            code=killed, status=9/KILL") | ``supervisord`` ("exited: trainer (terminated by SIGKILL; not expected)"))
+            or the process's own signal handler
             (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` | ``paddle`` | ``dataloader_worker``: torch's
             DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV handler, which libraries built on it
             install when imported) or a debugger (``gdb``), or ``allocator`` (a heap check that aborts the process:
