@@ -204,3 +204,24 @@ def test_vllm_kv_cache_that_does_not_fit_is_gpu_memory(tmp_path: Path, line: str
     (e,) = [f for f in facts(line) if isinstance(f, ExceptionFact)]
     assert e.family == "cuda_oom"
     assert diagnose_text(tmp_path, line + "\n") == "cuda_oom"
+
+
+@pytest.mark.parametrize(
+    ("message", "family"),
+    [
+        # Dask's WorkerStartTimeoutError (distributed/client.py), by type and by count
+        ("Only 1/2 workers arrived after 90.0", "rendezvous"),
+        # wave AN's Flower run: the script's own count of the organisations that joined
+        ("only 3 of 4 organisations joined within 60 s", "rendezvous"),
+        # a count with nothing missing is no meeting that failed to happen
+        ("loaded 3 of 4 shards", ""),
+    ],
+)
+def test_a_count_of_participants_that_met_is_a_rendezvous_fact(message: str, family: str) -> None:
+    (exc,) = [f for f in facts(f"TimeoutError: {message}\n") if isinstance(f, ExceptionFact)]
+    assert exc.family == family
+
+
+def test_store_socket_timeout_as_dist_store_error(tmp_path: Path) -> None:
+    # https://github.com/hiyouga/LlamaFactory/issues/6154: the whole pasted log is this line
+    assert diagnose_text(tmp_path, "torch.distributed.DistStoreError: Socket Timeout\n") == "rendezvous_timeout"

@@ -361,6 +361,14 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # tcp://10.0.0.1:8786 after 30 s" - nothing answered at that address (a scheduler not started, another port); a
     # nanny that cannot reach its scheduler fails to start ("Nanny failed to start.")
     (r"Timed out trying to connect to \S+ after [\d.]+ s\b", "rendezvous"),
+    # a count of the job's participants that met, fewer than it waited for, in an exception's message: torch's store
+    # ("Timed out after 901 seconds waiting for clients. 17/33 clients joined.", ``TCPStore.cpp``), Dask's
+    # ``WorkerStartTimeoutError`` ("Only 1/2 workers arrived after 90.0"), and any launcher's or script's own count
+    # ("only 3 of 4 organisations joined within 60 s", wave AN's Flower run): not everyone reached the meeting point
+    (
+        r"(?i)\b\d+ ?(?:/|of|out of) ?\d+ (?:[\w-]+ ){0,2}(?:have |has )?(?:joined|arrived|connected|registered|checked in)\b",
+        "rendezvous",
+    ),
     # MindSpore's dynamic cluster (``mindspore/ccsrc/cluster/topology/cluster_context.cc`` ``BuildCluster``: "Topology
     # build timed out., retry(180/180)", then ``Initialize``: "Building networking for MS_WORKER failed"), which
     # ``mindspore.communication.init`` raises as "Failed to initialize distributed job cluster because some processes in
