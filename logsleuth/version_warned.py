@@ -37,6 +37,10 @@ ENDS_WITHIN_LINES = 8
 _XFORMERS_BUILT_FOR = lazy(r"PyTorch (?P<want>\d[\w.]*)\+\w+ with CUDA \d+ \(you have (?P<have>\d[\w.]*)\+cpu\)")
 
 
+# default readings of a wait that timed out (rule exception-wait-timed-out): the wait's own end says only that the
+# other side never answered, so a library's warning that it cannot load explains the job better (AReaL#979: SGLang
+# servers that never came up, "TimeoutError: server launch failed", after torchao's warning)
+WAIT_DEFAULTS = frozenset({"exception-wait-timed-out"})
 # libraries whose version warning is about a pickle written by another release of theirs (``extract._VERSION_WARNING``)
 UNPICKLE_WARNERS = frozenset({"sklearn"})
 # frames of Python's unpickler and joblib's, and the ``__setstate__`` an object's class runs as it is unpickled
@@ -63,10 +67,10 @@ def _cpu_build_of_same_release(w: VersionWarning, evidence: JobEvidence) -> bool
 
 
 def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
-    """``diag`` turned into ``library_version_mismatch`` when it is ``unknown`` (the job failed, nothing named why) and
-    a library warned of incompatible versions before the first failure, or when it is a plain ``no_failure`` (no fact
-    said the run finished, ``RunFinished``) and the log ends on such a warning (``ENDS_WITHIN_LINES`` of its file's
-    last line), or when it is ``worker_exception`` raised while unpickling a model (``_unpickling``) after the model's
+    """``diag`` turned into ``library_version_mismatch`` when it is ``unknown`` (the job failed, nothing named why) or
+    only a wait's default reading (``WAIT_DEFAULTS``) and a library warned of incompatible versions before the first
+    failure, or when it is a plain ``no_failure`` (no fact said the run finished, ``RunFinished``) and the log ends on
+    such a warning (``ENDS_WITHIN_LINES`` of its file's last line), or when it is ``worker_exception`` raised while unpickling a model (``_unpickling``) after the model's
     library warned in that file that the pickle comes from another release of it (``UNPICKLE_WARNERS``: scikit-learn's
     ``InconsistentVersionWarning``); else ``diag`` unchanged."""
     if diag.verdict == "no_failure" and diag.rule_id is None:
@@ -89,7 +93,7 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
 
         then = "and loading that pickle then failed."
         title = "A model pickled by another library version failed to load"
-    elif diag.root_cause == "unknown" and diag.verdict != "no_failure":
+    elif (diag.root_cause == "unknown" or diag.rule_id in WAIT_DEFAULTS) and diag.verdict != "no_failure":
         first = diag.first_failure
 
         def counts(w: VersionWarning) -> bool:

@@ -218,10 +218,52 @@ def test_vllm_kv_cache_that_does_not_fit_is_gpu_memory(tmp_path: Path, line: str
     ],
 )
 def test_a_count_of_participants_that_met_is_a_rendezvous_fact(message: str, family: str) -> None:
-    (exc,) = [f for f in facts(f"TimeoutError: {message}\n") if isinstance(f, ExceptionFact)]
+    (exc,) = [f for f in facts(f"RuntimeError: {message}\n") if isinstance(f, ExceptionFact)]
     assert exc.family == family
 
 
 def test_store_socket_timeout_as_dist_store_error(tmp_path: Path) -> None:
     # https://github.com/hiyouga/LlamaFactory/issues/6154: the whole pasted log is this line
     assert diagnose_text(tmp_path, "torch.distributed.DistStoreError: Socket Timeout\n") == "rendezvous_timeout"
+
+
+# CPython 3.11 here (a ProcessPoolExecutor's workers slower than the driver's ``Future.result(timeout=1)``)
+FUTURE_TIMEOUT = """waiting for shard gradients
+Traceback (most recent call last):
+  File "/tmp/probe/tmo.py", line 9, in <listcomp>
+    grads = [f.result(timeout=1) for f in futs]
+             ^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/concurrent/futures/_base.py", line 458, in result
+    raise TimeoutError()
+TimeoutError
+"""
+
+
+def test_pythons_own_timeout_is_a_wait_that_ran_out(tmp_path: Path) -> None:
+    (exc,) = [f for f in facts(FUTURE_TIMEOUT) if isinstance(f, ExceptionFact)]
+    assert exc.family == "timeout"
+    assert diagnose_text(tmp_path, FUTURE_TIMEOUT) == "collective_timeout"
+
+
+def test_a_timeout_raised_connecting_is_the_rendezvous_family() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/train.py", line 20, in <module>\n'
+        '    sock = socket.create_connection(("10.0.0.1", 5555), timeout=60)\n'
+        '  File "/usr/lib/python3.10/socket.py", line 833, in create_connection\n'
+        "    sock.connect(sa)\n"
+        "TimeoutError: timed out\n"
+    )
+    (exc,) = [f for f in facts(text) if isinstance(f, ExceptionFact)]
+    assert exc.family == "rendezvous"
+
+
+def test_a_librarys_own_timeout_type_is_not_read_as_a_wait() -> None:
+    line = "requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', port=443): Read timed out.\n"
+    assert not [f for f in facts(line) if isinstance(f, ExceptionFact) and f.family]
+
+
+def test_a_version_warning_explains_a_wait_that_timed_out() -> None:
+    # areal-project/AReaL#979: "TimeoutError: server launch failed" after torchao's warning that it cannot load
+    log = Path(__file__).resolve().parent.parent / "corpus" / "logs" / "gh-areal-project-AReaL-979" / "rollout.log"
+    assert analyze([str(log)], model=False).root_cause == "library_version_mismatch"

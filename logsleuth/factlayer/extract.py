@@ -1351,6 +1351,11 @@ _PG_SETUP_FRAME = lazy(
 _STORE_WAIT_TIMEOUT = lazy(r"^Wait timeout\b|(?i:\btimed out\b)")
 
 
+# a socket's connect (CPython ``socket.create_connection``, ``socket.connect``; asyncio's ``sock_connect`` /
+# ``open_connection``) as the innermost frame of a timeout: the process could not reach its peer or coordinator
+_CONNECT_FRAME = lazy(r" in (?:create_connection|connect|sock_connect|open_connection|_connect)$")
+
+
 def in_rendezvous(innermost: str, message: str) -> bool:
     """An exception raised inside torch's rendezvous/store set-up (``_RENDEZVOUS_FILES``, the innermost frame): the
     process could not reach (or create) the job's store - MASTER_ADDR that does not resolve ("host not found: Name or
@@ -1402,6 +1407,8 @@ def _exception(
         family = "rendezvous"
     elif not family and checkpoint_write_failed(innermost, message):
         family = "disk_full"
+    elif not family and typ in tables.TIMEOUT_TYPES:
+        family = "rendezvous" if _CONNECT_FRAME.search(innermost) else "timeout"
     if family == "disk_full" and errno == 28 and _staged_in_shm(ev, innermost):
         family = "shared_memory"  # the full filesystem is /dev/shm, where that code keeps its files
     return ExceptionFact(

@@ -201,6 +201,27 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     # 1/2 workers arrived after 90.0" - the workers the job waits for never registered with its scheduler
     "WorkerStartTimeoutError": "rendezvous",
 }
+# Python's own timeout exceptions (``TimeoutError``, which ``socket.timeout`` (3.10), ``asyncio.TimeoutError`` (3.11)
+# and ``concurrent.futures.TimeoutError`` (3.11) became aliases of; ``multiprocessing.TimeoutError`` of
+# ``AsyncResult.get``), raised when a wait with a deadline ran out: ``Future.result(timeout=)``, ``asyncio.wait_for``,
+# a socket's receive or connect. In a job of several processes the thing waited for is another process's work or
+# answer, so the exception's family is ``timeout`` (a communication that never completed) - or ``rendezvous`` when it
+# was raised connecting (``extract._CONNECT_FRAME``). Libraries' own timeout types (Ray's ``GetTimeoutError``, gloo's
+# ``TimeoutException``, requests' ``ReadTimeout``...) are read from their own words or not at all: a Ray get that timed
+# out is usually a task never scheduled, an HTTP timeout a download.
+TIMEOUT_TYPES: frozenset[str] = frozenset(
+    {
+        "TimeoutError",
+        "builtins.TimeoutError",
+        "socket.timeout",
+        "asyncio.TimeoutError",
+        "asyncio.exceptions.TimeoutError",
+        "concurrent.futures.TimeoutError",
+        "concurrent.futures._base.TimeoutError",
+        "multiprocessing.TimeoutError",
+        "multiprocessing.context.TimeoutError",
+    }
+)
 # Exceptions a process raises while it unwinds after the user's interrupt (``reason.interrupted_from``): asyncio's and
 # concurrent.futures' ``CancelledError`` (tasks and futures cancelled as their loop or executor shuts down; asyncio
 # prints a task's as "Task exception was never retrieved" when the task is collected), Dask's ``distributed.client.
