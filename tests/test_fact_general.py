@@ -267,3 +267,21 @@ def test_a_version_warning_explains_a_wait_that_timed_out() -> None:
     # areal-project/AReaL#979: "TimeoutError: server launch failed" after torchao's warning that it cannot load
     log = Path(__file__).resolve().parent.parent / "corpus" / "logs" / "gh-areal-project-AReaL-979" / "rollout.log"
     assert analyze([str(log)], model=False).root_cause == "library_version_mismatch"
+
+
+def test_a_grpc_deadline_is_a_wait_that_ran_out() -> None:
+    # https://github.com/GoogleCloudPlatform/python-docs-samples/issues/4054
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/workspace/datalabeling/.nox/py-3-8/lib/python3.8/site-packages/grpc/_channel.py", line 729, in '
+        "_end_unary_response_blocking\n"
+        "    raise _InactiveRpcError(state)\n"
+        "grpc._channel._InactiveRpcError: <_InactiveRpcError of RPC that terminated with:\n"
+        "\tstatus = StatusCode.DEADLINE_EXCEEDED\n"
+        '\tdetails = "Deadline Exceeded"\n'
+        '\tdebug_error_string = "{"created":"@1591821793.129451776","description":"Error received from peer '
+        'ipv4:172.217.204.81:443","file":"src/core/lib/surface/call.cc","file_line":1056,"grpc_message":"Deadline '
+        'Exceeded","grpc_status":4}"\n'
+        ">\n"
+    )
+    assert [f.family for f in facts(text) if isinstance(f, ExceptionFact)] == ["timeout"]

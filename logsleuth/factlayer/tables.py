@@ -382,6 +382,10 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # tcp://10.0.0.1:8786 after 30 s" - nothing answered at that address (a scheduler not started, another port); a
     # nanny that cannot reach its scheduler fails to start ("Nanny failed to start.")
     (r"Timed out trying to connect to \S+ after [\d.]+ s\b", "rendezvous"),
+    # gRPC Python's error for a call whose deadline passed before the server answered (``grpc/_channel.py``
+    # ``_InactiveRpcError``: "<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.DEADLINE_EXCEEDED"):
+    # the same wait that ran out as ``TIMEOUT_TYPES``, over the RPC layer that parameter servers and coordinators use
+    (r"\bstatus = StatusCode\.DEADLINE_EXCEEDED\b", "timeout"),
     # a count of the job's participants that met, fewer than it waited for, in an exception's message: torch's store
     # ("Timed out after 901 seconds waiting for clients. 17/33 clients joined.", ``TCPStore.cpp``), Dask's
     # ``WorkerStartTimeoutError`` ("Only 1/2 workers arrived after 90.0"), and any launcher's or script's own count
