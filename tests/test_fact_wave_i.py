@@ -97,7 +97,8 @@ def test_an_unexplained_failure_after_a_version_warning_is_the_mismatch(tmp_path
         '    raise TimeoutError("server launch failed")\n'
         "TimeoutError: server launch failed\n"
     )
-    assert _diagnose(tmp_path, failed) == "unknown"
+    # alone, Python's TimeoutError is a wait on another process that ran out (rule exception-wait-timed-out, a default)
+    assert _diagnose(tmp_path, failed) == "collective_timeout"
     assert _diagnose(tmp_path, TORCHAO_WARNING + failed) == "library_version_mismatch"
 
 
