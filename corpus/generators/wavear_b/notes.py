@@ -141,4 +141,12 @@ NOTES = {
         "job is timed-out.', 'Calling checkpoint method.', 'checkpoint requested: resuming from "
         "checkpoints/kws-epoch006.pt after requeue', 'in _checkpoint ... ckpt_delayed.dump(tmp)', "
         "'_pickle.PicklingError: Cannot pickle files that are not opened for reading: a', 'job exited with 1'"),
+    "local-kws-team-env": (
+        "library_version_mismatch: the job is run with a team environment's interpreter (LocalExecutor(python=...), "
+        "--python /tmp/corpus-venv-ar-b-team/bin/python) that has submitit 1.2.0 with setuptools 84.2.1, which no "
+        "longer ships pkg_resources; the driver pickled the job with submitit 1.5.4, and the old submitit in the job "
+        "fails at start-up before loading it, in both tasks. evidence: 'File \"/tmp/corpus-venv-ar-b-team/lib/"
+        "python3.11/site-packages/submitit/core/plugins.py\", line 24, in _get_plugins', 'import pkg_resources', "
+        "\"ModuleNotFoundError: No module named 'pkg_resources'\", 'UncompletedJobError: Job 28580 (task: 0) ... has "
+        "not produced any output (state: FINISHED)', 'job exited with 1'"),
 }

@@ -15,17 +15,18 @@ def main():
     ap.add_argument("--timeout-min", type=float, default=30)
     ap.add_argument("--signal-delay-s", type=int, default=30)
     ap.add_argument("--requeue", action="store_true", help="checkpointable job: resubmit itself at the time limit")
+    ap.add_argument("--python", default=None, help="interpreter the job runs with (default: this one)")
     ap.add_argument("--sweep-lr", default="", help="comma list: one job per learning rate (job array)")
     for k, v in DEFAULTS.items():
         ap.add_argument("--" + k.replace("_", "-"), type=type(v), default=v)
     a = ap.parse_args()
     cfg = {k: getattr(a, k) for k in DEFAULTS}
     if a.cluster == "local":  # this machine: one process per task, the time limit enforced by submitit
-        ex = submitit.LocalExecutor(folder=a.folder)
+        ex = submitit.LocalExecutor(folder=a.folder, python=a.python)
         ex.update_parameters(nodes=1, tasks_per_node=a.tasks, timeout_min=a.timeout_min,
                              signal_delay_s=a.signal_delay_s)
     else:
-        ex = submitit.AutoExecutor(folder=a.folder, cluster=a.cluster)
+        ex = submitit.AutoExecutor(folder=a.folder, cluster=a.cluster, slurm_python=a.python)
         ex.update_parameters(name="kws", nodes=1, tasks_per_node=a.tasks, timeout_min=int(a.timeout_min))
     fn = KwsTrainer() if a.requeue else train
     print(f"executor: {a.cluster or ex.cluster}, {a.tasks} task(s) per job, timeout {a.timeout_min} min", flush=True)
