@@ -112,6 +112,10 @@ SCENARIOS = [
     Scenario("local-kws-healthy-requeue", "no_failure", ECO,
              at(S, 30782) + "--epochs 6 --requeue --timeout-min 1.5 --signal-delay-s 40" + DONE,
              r"job exited with 0[\s\S]*Requeued job", prep=DATA, after=PASTE, timeout=420),
+    Scenario("local-kws-healthy-term-notice", "no_failure", ECO, at(S, 30811) + "--epochs 4" + DONE,
+             r"job exited with 0[\s\S]*Bypassing signal SIGTERM[\s\S]*Job completed successfully", prep=DATA,
+             watch=LOGS, trigger=((r"\[rank 0\] epoch 2 step 10", "sig:TERM:submitit\\.core\\._submit"),),
+             after=PASTE),
     Scenario("local-kws-new-keywords", "worker_exception", ECO, at(S, 30783) + "--epochs 4" + DONE,
              r"IndexError|out of bounds", prep=DATA + " && {py} make_keywords.py --only 1 --new-keywords marvin,sheila"
              " > /dev/null", after=PASTE),
