@@ -396,6 +396,26 @@ def _unknown_when_damaged(diag: Diagnosis, skipped: Sequence[dict[str, Any]]) ->
     )
 
 
+def _context_dropped(evidence: JobEvidence, kept: list[Match], rules: RuleSet) -> list[Event]:
+    """Error events whose only rule matches ``finalize`` dropped because the context a rule ``requires`` never occurred
+    (a cause named only in a setting the log does not show): they failed all the same, so they are unexplained, as
+    if no rule had matched them - never a healthy log (a lone "NCCL error: unhandled system error" without the
+    weight-sync context rule ``weight-sync-nccl-error-cumem`` needs). Matches dropped for an ``absent`` line or a
+    ``tail_lines`` position are left out: there the context says the line was not the job's failure."""
+    hits = set(evidence.context_hits)
+    explained = {id(m.event) for m in kept}
+    out: list[Event] = []
+    for m in evidence.matches:
+        ev = m.event
+        rule = rules.by_id[m.rule_id]
+        if id(ev) in explained or not rule.requires or any(i in hits for i in rule.requires):
+            continue
+        failed = ev.is_error or (ev.source == "nccl" and ev.level == "warning")
+        if failed and not is_advisory(ev.text) and all(e is not ev for e in out):
+            out.append(ev)
+    return out[: max(0, MAX_UNEXPLAINED - len(evidence.unexplained))]
+
+
 def _failed_exit(f: Fact) -> bool:
     """A ``ProcessExit`` that says a process failed: a non-zero code, a crash or kill signal, or a runner's bare
     "failed" (no code). Stops by SIGTERM/SIGINT/SIGHUP are left out: a launcher stopping the other workers, an operator's
@@ -585,6 +605,9 @@ def decide(
     # signal on (the processes being stopped): no cause, not even a symptom of one
     stop = teardown_from(evidence.facts)
     unexplained = list(evidence.unexplained)
+    if dropped := _context_dropped(evidence, matches, rules):
+        files = {p: i for i, p in enumerate(dict.fromkeys(e.path for e in unexplained + dropped))}
+        unexplained = sorted(unexplained + dropped, key=lambda e: (files[e.path], e.line))
     if stop:
         matches = [m for m in matches if m.event.line < stop.get(m.event.path, m.event.line + 1)]
         unexplained = [e for e in unexplained if e.line < stop.get(e.path, e.line + 1)]

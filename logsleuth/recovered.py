@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import healthy_by_fact
-from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, SchedulerVerdict, SignalFact, WorkRetried
+from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, RunFinished, SchedulerVerdict, SignalFact, WorkRetried
 from .factlayer.reason import teardown_from, uncaught
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 RULE_ID = "resumed-after-failure"
 CONFIDENCE = 0.75
+# completion reports printed once per task of a job (submitit's "Job completed successfully" in each task's log)
+PER_TASK_FINISH = frozenset({"submitit"})
 MIN_STEPS_AFTER = 3  # progress lines a rank must print after the failure (one or two can precede a blocked collective)
 _FAILED = (ExceptionFact, ProcessExit, SchedulerVerdict, SignalFact)
 
@@ -165,6 +167,7 @@ _RETRIED_BY = {
     "spark_task": "Spark's scheduler ran the failed task again",
     "dask_worker": "Dask's nanny restarted the worker process",
     "dask_task": "Dask's scheduler recomputed the dead worker's results elsewhere",
+    "submitit_requeue": "submitit requeued the job, which resumed from its checkpoint",
 }
 
 
@@ -205,8 +208,15 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if len(steps) < MIN_STEPS_AFTER or max(steps) <= steps[0]:
         return diag
     # the retry report goes on with the error it retried (Ray Train prints the failed ranks' tracebacks after its
-    # decision): only a failure after the job resumed counts against it
-    if any(_failed_after(evidence, e, after[0]) for e in _failures(evidence) if (e.path, e.line) not in retries):
+    # decision): only a failure after the job resumed counts against it - or, when every task reported its own
+    # completion after the retry, only one after the first of those reports (logs of several tasks pasted one after
+    # the other, where a later task's stop at the retry is printed below the first task's resumed steps)
+    failures = [e for e in _failures(evidence) if (e.path, e.line) not in retries]
+    done = _finished_after(evidence, last, t_last)
+    if done is not None:
+        if any(_failed_after(evidence, e, done) for e in failures):
+            return diag
+    elif any(_failed_after(evidence, e, after[0]) for e in failures):
         return diag
     message = (
         f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): {who} "
@@ -219,6 +229,29 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         "store connection timeout."
     )
     return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _finished_after(evidence: JobEvidence, last: Event, t_last: datetime | None) -> Point | None:
+    """The first of the job's per-task completion reports (``RunFinished`` by ``PER_TASK_FINISH``) after the retry
+    report ``last`` (printed at ``t_last``), when there are at least as many as the job has tasks (its world size, else
+    one) and each has a time; else None. As a point: ``(path, line, time, (0, 0, 0))``."""
+    done = [
+        f.event
+        for f in evidence.facts
+        if isinstance(f, RunFinished)
+        and f.by in PER_TASK_FINISH
+        and _after(_point(evidence, f.event), last.path, last.line, t_last)
+    ]
+    if not done or len(done) < (evidence.world_size or 1):
+        return None
+    points = [_point(evidence, e) for e in done]
+    if any(p[2] is None for p in points):
+        return None
+    return min(points, key=lambda p: p[2] or datetime.min)
+
+
+def _point(evidence: JobEvidence, e: Event) -> Point:
+    return (e.path, e.line, evidence.time_of(e) or e.time, (0, 0, 0))
 
 
 def _split(rp: RankProgress, first: Event, t_first: datetime | None) -> tuple[list[Point], list[Point]]:

@@ -120,6 +120,8 @@ _RAY_SIGTERM = "The process receives a SIGTERM"
 # exception. Error code: -9." for a worker (or "Scheduler process N ...") whose return code was not 0; the code is
 # ``subprocess``'s, negative for a signal (CPython: -N when the child was killed by signal N)
 _MSRUN_EXIT = lazy(r"(?P<who>Worker|Scheduler) process (?P<pid>\d+) exit with exception\. Error code: (?P<code>-?\d+)")
+# ``ProcessExit.detail`` of a process that ended with neither its result nor an error printed (``_SUBMITIT_NO_OUTPUT``)
+SILENT_END = "ended without a result or an error"
 # GNU findutils' xargs (``xargs/xargs.c``, ``wait_for_proc``): "xargs: python: terminated by signal 9" when a command
 # it started was killed by a signal (it then stops starting others and exits 125)
 _XARGS_SIGNAL = lazy(r"^xargs: (?P<cmd>\S+): terminated by signal (?P<n>\d+)")
@@ -532,6 +534,23 @@ _DASK_MEMORY_KILL = lazy(r"\bexceeded \d+% memory budget\. Restarting")
 # ``unit_check_oom``: "A process of this unit has been killed by the OOM killer."; ``src/core/service.c``
 # ``service_enter_dead``: "Failed with result 'oom-kill'."), a unit's ``MemoryMax=`` included
 _SYSTEMD_OOM = lazy(r"\bA process of this unit has been killed by the OOM killer|\bFailed with result 'oom-kill'")
+# submitit's ``UncompletedJobError`` for a job (task) that left no result (``submitit/core/core.py``
+# ``_get_outcome_and_result``: "Job 26472 (task: 0) with path ... has not produced any output (state: OUT_OF_MEMORY)"),
+# the state as its scheduler reports it: Slurm's ``sacct`` states name why the job ended; any other state (the local
+# executor's FINISHED) followed by "No error stream produced" (``_SUBMITIT_SILENT``) is a process that ended without its
+# result or a word on stderr - killed, or crashed in native code with no handler
+_SUBMITIT_NO_OUTPUT = lazy(r"has not produced any output \(state: (?P<state>[A-Z_]+)")
+# the same error's next line when the task wrote nothing to stderr (``core.py``: "No error stream produced. Look at
+# stdout: <path>"); after a Slurm state above, that state's verdict says more
+_SUBMITIT_SILENT = lazy(r"^No error stream produced\. Look at stdout: ")
+_SUBMITIT_STATES = {
+    "OUT_OF_MEMORY": "oom_killed",
+    "TIMEOUT": "time_limit",
+    "DEADLINE": "time_limit",
+    "PREEMPTED": "preempted",
+    "NODE_FAIL": "node_fail",
+    "CANCELLED": "cancelled",
+}
 _NODE_FAIL = lazy(r"\bNODE_FAIL\b|srun: error: Node failure on|DUE TO NODE FAILURE")
 _K8S_OOM = lazy(r"(?i:reason)[\"']?\s*[:=]\s*[\"']?OOMKilled")
 _K8S_EVICT = lazy(r"The node was low on resource: (?P<res>[\w-]+)|(?i:reason)[\"']?\s*[:=]\s*[\"']?Evicted")
@@ -574,6 +593,9 @@ _FINISHED = lazy(
     # (done, or failed before, which its own error then says), and the scheduler and workers, services that run until
     # stopped, only have to be stopped
     r"|(?P<dask_client>\bdistributed\.scheduler - INFO - Close client connection: Client-[\w-]+)"
+    # submitit in each task of a job once the submitted function returned (``submitit/core/submission.py``
+    # ``process_job``: "Job completed successfully"), one line per task
+    r"|(?P<submitit>\bsubmitit INFO \([^)]*\) - Job completed successfully\b)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -604,6 +626,10 @@ _RETRIED = lazy(
     # ``KilledWorker`` instead, a failure after the retry
     r"|(?P<dask_worker>distributed\.nanny - WARNING - Restarting worker\b)"
     r"|(?P<dask_task>caused the cluster to lose already computed task\(s\), which will be recomputed elsewhere)"
+    # submitit requeuing a job its scheduler signalled before the time limit or a preemption, after the job's
+    # ``checkpoint()`` (``submitit/slurm/slurm.py`` and ``submitit/local/local.py`` ``_requeue``: "Requeued job 14018
+    # (2 remaining timeouts)"); the job starts again from its checkpoint
+    r"|(?P<submitit_requeue>\bRequeued job \S+ \(\d+ remaining timeouts\))"
 )
 _RETRIED_WORDS = (
     "retries remaining",
@@ -612,6 +638,7 @@ _RETRIED_WORDS = (
     "Lost task ",
     "Restarting worker",
     "recomputed elsewhere",
+    "remaining timeouts)",
 )
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
@@ -647,6 +674,7 @@ _FINISHED_WORDS = (
     "raining finished",
     "raining complete",
     "Close client connection: Client-",
+    "Job completed successfully",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -813,6 +841,8 @@ GATE_WORDS: tuple[str, ...] = (
     "killed by the OOM killer",
     "exited prematurely",
     "; not expected)",
+    "not produced any output",
+    "No error stream produced",
     # the kernel's report of a user-space fault (``_KERNEL_FAULT``)
     "segfault at",
     "] trap ",
@@ -1125,6 +1155,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         if m["sig"] or code:
             sig = m["sig"] if m["sig"] in tables.SIGNAL_NUMBERS else None
             _exit(ev, out, code, "supervisord", signal=sig, detail=m["name"])
+    if "No error stream produced" in text and _SUBMITIT_SILENT.search(text):
+        _exit(ev, out, None, "submitit", detail=SILENT_END)
     if "exit with exception. Error code" in text and (m := _MSRUN_EXIT.search(text)) and _code(m["code"]) != 0:
         _exit(ev, out, _code(m["code"]), "msrun", detail=f"{m['who']} process", proc=plausible.pid(m["pid"]))
     if "died, exit code" in text and (m := _VLLM_EXIT.search(text)) and _code(m["code"]) != 0:
@@ -1698,6 +1730,10 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "memory budget" in text and _DASK_MEMORY_KILL.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="dask", verdict="oom_killed", resource="memory"))
+    if "not produced any output" in text and (m := _SUBMITIT_NO_OUTPUT.search(text)):
+        if verdict := _SUBMITIT_STATES.get(m["state"]):
+            resource = "memory" if verdict == "oom_killed" else ""
+            out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=verdict, resource=resource))
     if ("OOM killer" in text or "oom-kill" in text) and _SYSTEMD_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="systemd", verdict="oom_killed", resource="memory"))
     if "OOMKilled" in text and _K8S_OOM.search(text):

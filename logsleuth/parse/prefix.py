@@ -26,8 +26,9 @@ _RANK = regex.compile(r"\[rank(?P<rank>\d+)\](?::\s?|\s(?=\S))")
 # "01:47:48 [rank1] step 42 loss 0.0172". The clock has no date, so it is dropped (the event takes its file's last
 # dated time); only taken when a rank tag follows, so a number at the start of a message is never read as a clock.
 _CLOCK_RANK = regex.compile(r"\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[rank\d+\])")
-# torchrun --tee/--redirects prefix "[{role_name}{local_rank}]:" e.g. "[default3]:"
-_ROLE = regex.compile(r"\[(?P<role>[a-z][a-z_]*?)(?P<local_rank>\d+)\]:\s?")
+# torchrun --tee/--redirects prefix "[{role_name}{local_rank}]:" e.g. "[default3]:"; "[3]:" when the role name is
+# empty (TorchX's ``dist.ddp`` component runs torchrun with ``--role ""``)
+_ROLE = regex.compile(r"\[(?P<role>[a-z][a-z_]*?)?(?P<local_rank>\d+)\]:\s?")
 # a launcher wrapper's "[<pid>] " in front of a rank prefix, e.g. "[80746] [rank0]:[E321 02:07:08...] ..."
 # (https://github.com/hiyouga/LLaMA-Factory/issues/7396); only taken when a rank/role prefix follows
 _PID = regex.compile(r"\[(?P<pid>\d+)\] (?=\[(?:rank\d+\]|[a-z][a-z_]*?\d+\]:))")
@@ -57,6 +58,11 @@ _SLURM_LABEL = regex.compile(r" *(?:P\d+ +)?(?P<task>\d{1,6}): ")
 # looks like a host: an IPv4 address, or letters/digits/hyphens/dots holding a digit and no underscore (RFC 952
 # host names have none; config keys like ``fp16_opt_level`` do), e.g. "gpu003: ", "worker-1: ", "10.0.0.7: ".
 _PDSH = regex.compile(r"(?P<host>(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9.-]*): (?=\S|  )")
+# TorchX's CLI prints each replica's lines behind "<role>/<replica_id> " (``torchx/cli/cmd_log.py`` ``get_logs``:
+# ``f"{GREEN}{role_name}/{replica_id}{ENDC} "``), as ``torchx run`` does while it waits and ``torchx log`` does, e.g.
+# "train_solar/0 [1]:[rank1]: Traceback ...", the torchrun prefixes of the replica's own ranks after it; the colour
+# codes are removed by the reader. A replica is one node's worth of processes, so the tag is the line's host.
+_TORCHX = regex.compile(r"(?P<host>[A-Za-z][\w-]{0,62}/\d{1,4}) (?=\S)")
 # words a process (not pdsh) puts before ": " that look like a host: "python3: can't open file", dtype keys; Slurm's
 # own "slurmstepd-<node>: error: ..." is left whole (facts read it)
 _NOT_HOSTS = frozenset({"fp16", "bf16", "fp32", "fp8", "int8", "int4", "tf32", "python2", "python3"})
@@ -137,6 +143,9 @@ def strip(text: str) -> tuple[Prefix, str]:
         pre.rank = plausible.rank(m["rank"])
         if (mon := _MONTHS.get(m["mon"])) is not None:
             pre.time = timestamps.full(f"{m['year']}-{mon:02d}-{int(m['day']):02d}", m["clock"])
+        body = body[m.end() :]
+    elif c.isalpha() and "/" in body[1:66] and (m := _TORCHX.match(body)):
+        pre.host = m["host"]
         body = body[m.end() :]
     elif c:
         i = body.find(": ", 1, 72)

@@ -18,7 +18,10 @@ _LINE = regex.compile(
     rf"|(?:(?P<name2>[\w.]+) - )?(?P<l2>{_LEVEL_WORDS}) - "
     rf"|(?:(?P<name3>[\w.]+):? )?\[(?P<l3>{_LEVEL_WORDS})\] ?"
     rf"|\|\s*(?P<l4>{_LEVEL_WORDS})\s*\|"
-    rf"|(?P<l5>{_LEVEL_WORDS})(?::| )\s*)"
+    rf"|(?P<l5>{_LEVEL_WORDS})(?::| )\s*"
+    # submitit's format (``submitit/core/logger.py``: "%(name)s %(levelname)s (%(asctime)s) - %(message)s"), the time
+    # in the middle: "submitit WARNING (2026-11-30 07:20:11,555) - Caught signal SIGUSR2 on vm: ..."
+    rf"|(?P<name6>[\w.]+) (?P<l6>{_LEVEL_WORDS}) \((?P<d6>\d{{4}}-\d\d-\d\d) (?P<c6>\d\d:\d\d:\d\d(?:[.,]\d+)?)\) - )"
 )
 _LEVELS = {"WARN": "warning", "CRITICAL": "fatal", "FATAL": "fatal"}
 # MindSpore's and Ascend CANN's own log header after "[LEVEL] ": "<MODULE>(<pid>,<tid or proc>,<proc>):<date>-<clock>.<ms>.<us>
@@ -82,9 +85,13 @@ def recognise(body: str) -> Recognised | None:
             level = _LEVELS.get(lvl.group(1), lvl.group(1).lower()) if lvl else infer_level(body)
             return Recognised("elastic", level)
         return None
-    word = m["l1"] or m["l2"] or m["l3"] or m["l4"] or m["l5"]
+    word = m["l1"] or m["l2"] or m["l3"] or m["l4"] or m["l5"] or m["l6"]
     level = _LEVELS.get(word, word.lower())
-    name = m["name"] or m["name2"] or m["name3"]
+    name = m["name"] or m["name2"] or m["name3"] or m["name6"]
+    if m["l6"]:
+        rec = Recognised(_source_for(name), level, start=m.end())
+        rec.time = timestamps.full(m["d6"], m["c6"])
+        return rec
     if m["l3"] and (me := _ME_HEADER.match(body, m.end())):
         rec = Recognised("trainer", level, start=me.end(), pid=int(me["pid"]))
         rec.time = timestamps.full(me["date"], f"{me['clock']}.{me['ms']}{me['us']}")
