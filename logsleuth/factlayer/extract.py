@@ -1731,9 +1731,9 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
     if "memory budget" in text and _DASK_MEMORY_KILL.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="dask", verdict="oom_killed", resource="memory"))
     if "not produced any output" in text and (m := _SUBMITIT_NO_OUTPUT.search(text)):
-        if verdict := _SUBMITIT_STATES.get(m["state"]):
-            resource = "memory" if verdict == "oom_killed" else ""
-            out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=verdict, resource=resource))
+        if state := _SUBMITIT_STATES.get(m["state"]):
+            resource = "memory" if state == "oom_killed" else ""
+            out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict=state, resource=resource))
     if ("OOM killer" in text or "oom-kill" in text) and _SYSTEMD_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="systemd", verdict="oom_killed", resource="memory"))
     if "OOMKilled" in text and _K8S_OOM.search(text):
