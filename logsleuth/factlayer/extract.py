@@ -1643,6 +1643,10 @@ _CTRL_C = lazy(
     r"Detected KeyboardInterrupt, attempting graceful shutdown|Received SIGINT\. Gracefully aborting the training run"
     r"|msrun process received SIGINT \(Ctrl\+C\)"
     r"|(?:^|\n)(?:\[[^\]\n]*\]:?\s*)?KeyboardInterrupt\s*$"
+    # the handler torchelastic's agent and TorchX's local scheduler install for SIGINT and SIGTERM (``torch/distributed/
+    # elastic/multiprocessing/api.py`` and ``torchx/schedulers/local_scheduler.py`` ``_terminate_process_handler``:
+    # "SignalException: Process 20166 got signal: 2"), raised in the launcher when the user pressed Ctrl-C
+    r"|\bSignalException: Process \d+ got signal: (?:2|SIGINT)\b"
 )
 
 
@@ -1653,7 +1657,7 @@ def _agent_sender(name: str) -> str:
 
 
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
-    if ("KeyboardInterrupt" in text or "SIGINT" in text) and _CTRL_C.search(text):
+    if ("KeyboardInterrupt" in text or "SIGINT" in text or "got signal: " in text) and _CTRL_C.search(text):
         out.append(SignalFact(event=ev, signal="SIGINT", signum=2, sender="terminal"))
     if "death signal" in text and (m := _AGENT_SIGNAL.search(text)) and (name := m["name"] or _signal(m["num"])):
         out.append(
