@@ -27,8 +27,9 @@ _RANK = regex.compile(r"\[rank(?P<rank>\d+)\](?::\s?|\s(?=\S))")
 # dated time); only taken when a rank tag follows, so a number at the start of a message is never read as a clock.
 _CLOCK_RANK = regex.compile(r"\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[rank\d+\])")
 # torchrun --tee/--redirects prefix "[{role_name}{local_rank}]:" e.g. "[default3]:"; "[3]:" when the role name is
-# empty (TorchX's ``dist.ddp`` component runs torchrun with ``--role ""``)
-_ROLE = regex.compile(r"\[(?P<role>[a-z][a-z_]*?)?(?P<local_rank>\d+)\]:\s?")
+# empty (TorchX's ``dist.ddp`` component runs torchrun with ``--role ""``), then only with text after it on the line:
+# torchelastic's failure summary heads each entry with a bare "[0]:" line ("Root Cause (first observed failure):")
+_ROLE = regex.compile(r"\[(?P<role>[a-z][a-z_]*?)?(?P<local_rank>\d+)\]:(?(role)\s?|(?=\s?\S)\s?)")
 # a launcher wrapper's "[<pid>] " in front of a rank prefix, e.g. "[80746] [rank0]:[E321 02:07:08...] ..."
 # (https://github.com/hiyouga/LLaMA-Factory/issues/7396); only taken when a rank/role prefix follows
 _PID = regex.compile(r"\[(?P<pid>\d+)\] (?=\[(?:rank\d+\]|[a-z][a-z_]*?\d+\]:))")
