@@ -410,8 +410,8 @@ def _context_dropped(evidence: JobEvidence, kept: list[Match], rules: RuleSet) -
         rule = rules.by_id[m.rule_id]
         if id(ev) in explained or not rule.requires or any(i in hits for i in rule.requires):
             continue
-        failed = ev.is_error or (ev.source == "nccl" and ev.level == "warning")
-        if failed and not is_advisory(ev.text) and all(e is not ev for e in out):
+        explained.add(id(ev))  # listed once, whichever of its rules comes first
+        if (ev.is_error or (ev.source == "nccl" and ev.level == "warning")) and not is_advisory(ev.text):
             out.append(ev)
     return out[: max(0, MAX_UNEXPLAINED - len(evidence.unexplained))]
 

@@ -251,6 +251,7 @@ def _finished_after(evidence: JobEvidence, last: Event, t_last: datetime | None)
 
 
 def _point(evidence: JobEvidence, e: Event) -> Point:
+    """Event ``e`` as a point in the job's order: its path, line and time (no progress counter)."""
     return (e.path, e.line, evidence.time_of(e) or e.time, (0, 0, 0))
 
 
@@ -306,7 +307,7 @@ def _failures(evidence: JobEvidence) -> list[Event]:
 
 def _failed_after(evidence: JobEvidence, e: Event, point: Point) -> bool:
     """``e`` printed after the resumed progress line ``point``."""
-    return _after((e.path, e.line, evidence.time_of(e) or e.time, (0, 0, 0)), point[0], point[1], point[2])
+    return _after(_point(evidence, e), point[0], point[1], point[2])
 
 
 def _after(p: Point, path: str, line: int, t: datetime | None) -> bool:

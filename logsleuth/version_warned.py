@@ -70,9 +70,10 @@ def version_warned_before_failure(evidence: JobEvidence, diag: Diagnosis) -> Dia
     """``diag`` turned into ``library_version_mismatch`` when it is ``unknown`` (the job failed, nothing named why) or
     only a wait's default reading (``WAIT_DEFAULTS``) and a library warned of incompatible versions before the first
     failure, or when it is a plain ``no_failure`` (no fact said the run finished, ``RunFinished``) and the log ends on
-    such a warning (``ENDS_WITHIN_LINES`` of its file's last line), or when it is ``worker_exception`` raised while unpickling a model (``_unpickling``) after the model's
-    library warned in that file that the pickle comes from another release of it (``UNPICKLE_WARNERS``: scikit-learn's
-    ``InconsistentVersionWarning``); else ``diag`` unchanged."""
+    such a warning (``ENDS_WITHIN_LINES`` of its file's last line), or when it is ``worker_exception`` raised while
+    unpickling a model (``_unpickling``) after the model's library warned in that file that the pickle comes from
+    another release of it (``UNPICKLE_WARNERS``: scikit-learn's ``InconsistentVersionWarning``); else ``diag``
+    unchanged."""
     if diag.verdict == "no_failure" and diag.rule_id is None:
         # nothing failed and nothing said the run finished: does the log end on the warning?
         if any(isinstance(f, RunFinished) for f in evidence.facts):

@@ -44,6 +44,11 @@ def _code(text: str | None) -> int | None:
     return plausible.number(text, minimum=-(1 << 31))
 
 
+def _known_signal(name: str | None) -> str | None:
+    """A signal printed by name (``SIGKILL``) when ``tables.SIGNAL_NUMBERS`` knows it; None otherwise."""
+    return name if name in tables.SIGNAL_NUMBERS else None
+
+
 def _signal(text: str | None) -> str | None:
     """The name of a signal printed as a number (``tables.SIGNALS``); None when unknown or not a number."""
     n = _code(text)
@@ -1125,11 +1130,10 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     if "exit codes of the workers" in text and (m := _LOKY_CODES.search(text)):
         for c in _LOKY_CODE.finditer(m["codes"]):
             if _code(c["code"]):
-                sig = c["sig"] if c["sig"] in tables.SIGNAL_NUMBERS else None
-                _exit(ev, out, _code(c["code"]), "loky", signal=sig, detail="worker")
+                _exit(ev, out, _code(c["code"]), "loky", signal=_known_signal(c["sig"]), detail="worker")
     if ("prematurely" in text or "exited with '" in text) and (m := _BILLIARD_EXIT.search(text)):
-        sig = m["name"] if m["name"] in tables.SIGNAL_NUMBERS else _signal(m["num"]) if m["num"] else None
-        code = _code(m["code"]) if m["code"] else None
+        sig = _known_signal(m["name"]) or _signal(m["num"])
+        code = _code(m["code"])
         if sig or code:
             _exit(
                 ev,
@@ -1138,12 +1142,12 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
                 "celery",
                 signal=sig,
                 detail="pool worker",
-                proc=plausible.pid(m["pid"]) if m["pid"] else None,
+                proc=plausible.pid(m["pid"]),
             )
     if "Task exited with return code" in text and (m := _AIRFLOW_EXIT.search(text)):
-        code = _code(m["code"]) if m["code"] else None
+        code = _code(m["code"])
         if m["name"] or code:
-            _exit(ev, out, code, "airflow", signal=m["name"] if m["name"] in tables.SIGNAL_NUMBERS else None)
+            _exit(ev, out, code, "airflow", signal=_known_signal(m["name"]))
     if "ain process exited" in text and (m := _SYSTEMD_EXIT.search(text)):
         if m["how"] == "exited":
             if _code(m["n"]):
@@ -1151,10 +1155,9 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         else:
             _exit(ev, out, None, "systemd", signal=_signal(m["n"]), detail=m["word"])
     if "not expected" in text and (m := _SUPERVISOR_EXIT.search(text)):
-        code = _code(m["code"]) if m["code"] else None
+        code = _code(m["code"])
         if m["sig"] or code:
-            sig = m["sig"] if m["sig"] in tables.SIGNAL_NUMBERS else None
-            _exit(ev, out, code, "supervisord", signal=sig, detail=m["name"])
+            _exit(ev, out, code, "supervisord", signal=_known_signal(m["sig"]), detail=m["name"])
     if "No error stream produced" in text and _SUBMITIT_SILENT.search(text):
         _exit(ev, out, None, "submitit", detail=SILENT_END)
     if "exit with exception. Error code" in text and (m := _MSRUN_EXIT.search(text)) and _code(m["code"]) != 0:
