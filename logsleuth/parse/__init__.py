@@ -16,11 +16,11 @@ import regex
 from .. import plausible
 from ..jobfiles import PathFacts
 from ..types import Event
-from . import deepspeed, jvm, nccl, prefix, pylog, ray, torch, vllm
+from . import deepspeed, jvm, learned_prefix, nccl, prefix, pylog, ray, torch, vllm
 from .elastic import SummaryBlock
 from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
-from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, MAX_MESSAGE_LINES, Traceback
+from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, MAX_FOREIGN, MAX_MESSAGE_LINES, Traceback
 
 _NO_FACTS = PathFacts()
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
@@ -181,6 +181,9 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     jvm_held: dict[tuple, tuple[jvm.JvmStack, prefix.Prefix, str]] = {}
     jvm_open: dict[tuple, tuple[jvm.JvmStack, prefix.Prefix]] = {}
     last_level: dict[tuple, tuple[int, str]] = {}
+    # open tracebacks behind a wrapper's tag that ``prefix`` does not know (``learned_prefix``): tag -> its pattern and
+    # the header line's (line number, text, body, prefix, stream key); each traceback is kept under ("tag", tag)
+    tagged: dict[str, tuple[regex.Pattern[str], tuple[int, str, str, prefix.Prefix, tuple]]] = {}
 
     def jvm_event(st: jvm.JvmStack, pre: prefix.Prefix) -> Event:
         head = st.lines[0]
@@ -244,6 +247,35 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         level = "warning" if tb.unraisable or tb.in_warning or cancelled or empty else "error"
         return tb_event(tb, pre, Recognised("python", level))
 
+    def offer_tagged(line_no: int, text: str, body: str, key: tuple) -> tuple[bool, list[Event]]:
+        # a line for an open tagged traceback: (taken, the events of the tracebacks it ended)
+        done: list[Event] = []
+        for wrapper, (pat, head) in list(tagged.items()):
+            tkey = ("tag", wrapper)
+            tb = open_tbs[tkey][0]
+            m = pat.match(body)
+            if m is None and len(tb.lines) == 1:
+                if line_no == tb.line + 1 and body.startswith('  File "') and key not in open_tbs:
+                    # the frames follow untagged: one logging record printed over several lines (python logging's
+                    # ``logger.exception``, absl's glog format), whose traceback goes on on the line's own stream
+                    del tagged[wrapper]
+                    open_tbs[key] = open_tbs.pop(tkey)
+                elif line_no > tb.line + MAX_FOREIGN:
+                    # no line with the tag followed ("C++ Traceback ...", a message naming one): the line as before
+                    del tagged[wrapper]
+                    del open_tbs[tkey]
+                    done.extend(plain(*head))
+            if m is None:
+                continue
+            status = tb.add(line_no, text, body[m.end() :])
+            if status == "more":
+                return True, done
+            if status != "foreign" or tb.stale:
+                del tagged[wrapper]
+                done.append(finish_tb(tkey))
+            return status == "done", done
+        return False, done
+
     def summary_events(entry: Any) -> Iterator[Event]:
         params = entry.params()
         time = params.pop("time")
@@ -281,6 +313,11 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         # a traceback logged through vLLM's logger: each line behind the record's own prefix (vllm.logged_message)
         logged, tag = vllm.logged_message(body) if body[:1] in "DIWEC" else (body, "")
 
+        if tagged:
+            taken, completed = offer_tagged(line_no, text, body, key)
+            yield from completed
+            if taken:
+                continue
         tb_state = open_tbs.get(key)
         if tb_state is not None:
             tb_open = tb_state[0]
@@ -372,6 +409,21 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if held is not None:
                 jvm_held[key] = (held, pre, body)  # a JVM stack if a frame follows (``jvm``)
                 continue
+        if (
+            "Traceback (most" in body
+            and not body.lstrip().startswith(HEADER)
+            and not (tag and logged.startswith(HEADER))
+            and (wrapper := learned_prefix.header_prefix(body)) is not None
+        ):
+            # a traceback behind a wrapper's tag: its lines are the ones that carry the same tag
+            tkey = ("tag", wrapper)
+            if tkey in open_tbs:
+                yield finish_tb(tkey)
+            if pre.rank is None:
+                pre.rank = plausible.rank(learned_prefix.rank(wrapper))
+            open_tbs[tkey] = (Traceback(line_no, [text], line_no), pre)
+            tagged[wrapper] = (learned_prefix.pattern(wrapper), (line_no, text, body, pre, key))
+            continue
         yield from plain(line_no, text, body, pre, key)
 
     for key in list(jvm_open):
@@ -382,6 +434,11 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     entry = summary.close()
     if entry is not None:
         yield from summary_events(entry)
+    for wrapper, (_, head) in tagged.items():
+        if len(open_tbs[("tag", wrapper)][0].lines) == 1:
+            # a tagged header on the last line, nothing after it: the line as before
+            del open_tbs[("tag", wrapper)]
+            yield from plain(*head)
     for key in list(open_tbs):
         yield finish_tb(key)
 
