@@ -247,10 +247,20 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         level = "warning" if tb.unraisable or tb.in_warning or cancelled or empty else "error"
         return tb_event(tb, pre, Recognised("python", level))
 
+    def close_tagged(wrapper: str) -> list[Event]:
+        # a tagged traceback ends: a header nothing followed is the line it was before (a message naming a traceback,
+        # Paddle's "C++ Traceback (most recent call last):"), otherwise the traceback as far as it went
+        head = tagged.pop(wrapper)[1]
+        tkey = ("tag", wrapper)
+        if len(open_tbs[tkey][0].lines) == 1:
+            del open_tbs[tkey]
+            return list(plain(*head))
+        return [finish_tb(tkey)]
+
     def offer_tagged(line_no: int, text: str, body: str, key: tuple) -> tuple[bool, list[Event]]:
         # a line for an open tagged traceback: (taken, the events of the tracebacks it ended)
         done: list[Event] = []
-        for wrapper, (pat, head) in list(tagged.items()):
+        for wrapper, (pat, _) in list(tagged.items()):
             tkey = ("tag", wrapper)
             tb = open_tbs[tkey][0]
             m = pat.match(body)
@@ -261,18 +271,14 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                     del tagged[wrapper]
                     open_tbs[key] = open_tbs.pop(tkey)
                 elif line_no > tb.line + MAX_FOREIGN:
-                    # no line with the tag followed ("C++ Traceback ...", a message naming one): the line as before
-                    del tagged[wrapper]
-                    del open_tbs[tkey]
-                    done.extend(plain(*head))
+                    done.extend(close_tagged(wrapper))  # no line with the tag followed
             if m is None:
                 continue
             status = tb.add(line_no, text, body[m.end() :])
             if status == "more":
                 return True, done
             if status != "foreign" or tb.stale:
-                del tagged[wrapper]
-                done.append(finish_tb(tkey))
+                done.extend(close_tagged(wrapper))
             return status == "done", done
         return False, done
 
@@ -416,12 +422,14 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             and (wrapper := learned_prefix.header_prefix(body)) is not None
         ):
             # a traceback behind a wrapper's tag: its lines are the ones that carry the same tag
-            tkey = ("tag", wrapper)
-            if tkey in open_tbs:
-                yield finish_tb(tkey)
+            if wrapper in tagged:
+                yield from close_tagged(wrapper)
+            elif len(tagged) >= learned_prefix.MAX_OPEN:
+                # a tag that changes on every line (a counter in it) never sees its traceback: the oldest one goes
+                yield from close_tagged(next(iter(tagged)))
             if pre.rank is None:
                 pre.rank = plausible.rank(learned_prefix.rank(wrapper))
-            open_tbs[tkey] = (Traceback(line_no, [text], line_no), pre)
+            open_tbs[("tag", wrapper)] = (Traceback(line_no, [text], line_no), pre)
             tagged[wrapper] = (learned_prefix.pattern(wrapper), (line_no, text, body, pre, key))
             continue
         yield from plain(line_no, text, body, pre, key)
@@ -434,11 +442,8 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     entry = summary.close()
     if entry is not None:
         yield from summary_events(entry)
-    for wrapper, (_, head) in tagged.items():
-        if len(open_tbs[("tag", wrapper)][0].lines) == 1:
-            # a tagged header on the last line, nothing after it: the line as before
-            del open_tbs[("tag", wrapper)]
-            yield from plain(*head)
+    for wrapper in list(tagged):
+        yield from close_tagged(wrapper)
     for key in list(open_tbs):
         yield finish_tb(key)
 

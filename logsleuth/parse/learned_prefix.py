@@ -16,6 +16,8 @@ from .traceback import HEADER
 
 # longest tag taken as a prefix: longer text before the header is a message that quotes one
 MAX_PREFIX = 96
+# tagged tracebacks open at once; past it the oldest is closed (a tag with a counter in it never matches again)
+MAX_OPEN = 16
 # a rank the tag names: Determined's "[rank=3]", "rank 3", "rank:3"
 _RANK = regex.compile(r"(?i)\brank[ =:]?(\d{1,6})\b")
 # a date, a clock (with its fraction), glog's "<level><MMDD>" head: the parts of a tag that change from line to line
