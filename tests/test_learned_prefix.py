@@ -104,9 +104,12 @@ def test_logger_exception_prints_its_frames_untagged(tmp_path: Path) -> None:
 
 
 def test_clock_in_tag_may_change_but_not_the_name() -> None:
-    pat = learned_prefix.pattern("2026-11-30 10:00:00.123 worker-1 ")
-    assert pat.match("2026-11-30 10:00:01.456 worker-1   File ...")
-    assert not pat.match("2026-11-30 10:00:01.456 worker-2   File ...")
+    found = learned_prefix.pattern("2026-11-30 10:00:00.123 worker-1 ")
+    assert learned_prefix.match("2026-11-30 10:00:01.456 worker-1   File ...", found) == 33
+    assert learned_prefix.match("2026-11-30 10:00:01.456 worker-2   File ...", found) == -1
+    found = learned_prefix.pattern("[worker-1] ")
+    assert found == ("[worker-1] ", None)
+    assert learned_prefix.match("[worker-1]   File ...", found) == 11
 
 
 @pytest.mark.parametrize(

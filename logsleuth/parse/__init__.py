@@ -183,7 +183,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     last_level: dict[tuple, tuple[int, str]] = {}
     # open tracebacks behind a wrapper's tag that ``prefix`` does not know (``learned_prefix``): tag -> its pattern and
     # the header line's (line number, text, body, prefix, stream key); each traceback is kept under ("tag", tag)
-    tagged: dict[str, tuple[regex.Pattern[str], tuple[int, str, str, prefix.Prefix, tuple]]] = {}
+    tagged: dict[str, tuple[tuple[str, regex.Pattern[str] | None], tuple[int, str, str, prefix.Prefix, tuple]]] = {}
 
     def jvm_event(st: jvm.JvmStack, pre: prefix.Prefix) -> Event:
         head = st.lines[0]
@@ -260,11 +260,11 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     def offer_tagged(line_no: int, text: str, body: str, key: tuple) -> tuple[bool, list[Event]]:
         # a line for an open tagged traceback: (taken, the events of the tracebacks it ended)
         done: list[Event] = []
-        for wrapper, (pat, _) in list(tagged.items()):
+        for wrapper, (found, _) in list(tagged.items()):
             tkey = ("tag", wrapper)
             tb = open_tbs[tkey][0]
-            m = pat.match(body)
-            if m is None and len(tb.lines) == 1:
+            end = learned_prefix.match(body, found)
+            if end < 0 and len(tb.lines) == 1:
                 if line_no == tb.line + 1 and body.startswith('  File "') and key not in open_tbs:
                     # the frames follow untagged: one logging record printed over several lines (python logging's
                     # ``logger.exception``, absl's glog format), whose traceback goes on on the line's own stream
@@ -272,9 +272,9 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                     open_tbs[key] = open_tbs.pop(tkey)
                 elif line_no > tb.line + MAX_FOREIGN:
                     done.extend(close_tagged(wrapper))  # no line with the tag followed
-            if m is None:
+            if end < 0:
                 continue
-            status = tb.add(line_no, text, body[m.end() :])
+            status = tb.add(line_no, text, body[end:])
             if status == "more":
                 return True, done
             if status != "foreign" or tb.stale:

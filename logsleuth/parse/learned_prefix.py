@@ -37,16 +37,33 @@ def header_prefix(body: str) -> str | None:
     return tag
 
 
-def pattern(tag: str) -> regex.Pattern[str]:
-    """A pattern matching ``tag`` at the start of a line, its dates and clocks free to change."""
+def pattern(tag: str) -> tuple[str, regex.Pattern[str] | None]:
+    """How to find ``tag`` at the start of a line: ``(head, pattern)``, the tag's literal text up to its first date or
+    clock, and a pattern for the whole tag with its dates and clocks free to change (None when it has none: then the
+    head is the whole tag). A line without the head is never matched against the pattern."""
     parts: list[str] = []
     pos = 0
     for m in _VARYING.finditer(tag):
         parts.append(regex.escape(tag[pos : m.start()]))
         parts.append(r"[IWEF]?[\d:.,-]+")
         pos = m.end()
+    if not parts:
+        return tag, None
     parts.append(regex.escape(tag[pos:]))
-    return regex.compile("".join(parts))
+    first = _VARYING.search(tag)
+    assert first is not None
+    return tag[: first.start()], regex.compile("".join(parts))
+
+
+def match(line: str, found: tuple[str, regex.Pattern[str] | None]) -> int:
+    """The length of the tag ``found`` (``pattern``'s result) at the start of ``line``, or -1 when it is not there."""
+    head, pat = found
+    if not line.startswith(head):
+        return -1
+    if pat is None:
+        return len(head)
+    m = pat.match(line)
+    return m.end() if m else -1
 
 
 def rank(tag: str) -> str | None:
