@@ -37,9 +37,11 @@ _STEP = regex.compile(
     r"|\bepoch(?:\(\w+\))?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\])"
 )
 _MICRO = regex.compile(r"(?i)\bmicro(?:[_ -]?(?:step|batch))?\b\s*[:=#]?\s*(\d+)")
+# a metric's name, also as a part of a snake_case key ("learner_loss", "val_acc", "loss_avg"), and RL's returns and
+# rewards ("episode_return_mean", "reward")
 _METRIC = regex.compile(
-    r"(?i)\b(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput"
-    r"|tflops|mfu|ppl|perplexity|accuracy|acc)\b"
+    r"(?i)(?:\b|(?<=_))(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput"
+    r"|tflops|mfu|ppl|perplexity|accuracy|acc|rewards?)(?:\b|(?=_))|_return_|\breturn_mean\b"
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
 GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[")

@@ -168,7 +168,11 @@ _RETRIED_BY = {
     "dask_worker": "Dask's nanny restarted the worker process",
     "dask_task": "Dask's scheduler recomputed the dead worker's results elsewhere",
     "submitit_requeue": "submitit requeued the job, which resumed from its checkpoint",
+    "rllib_actor": "RLlib put the restarted actor back into service",
 }
+# progress lines enough after the retry when the job's own completion report (``RunFinished``) follows them: a retry
+# late in the run leaves only its last steps, and the job saying it finished stands for the rest
+MIN_STEPS_BEFORE_FINISH = 2
 
 
 def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
@@ -205,7 +209,12 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         points.update(((p[0], p[1]), p) for p in rp.recent if _after(p, last.path, last.line, t_last))
     after = sorted(points.values(), key=lambda p: (p[2] or datetime.min, p[1]))
     steps = [p[3] for p in after]
-    if len(steps) < MIN_STEPS_AFTER or max(steps) <= steps[0]:
+    needed = MIN_STEPS_AFTER
+    if len(steps) >= MIN_STEPS_BEFORE_FINISH and any(
+        isinstance(f, RunFinished) and _after(_point(evidence, f.event), *after[-1][:3]) for f in evidence.facts
+    ):
+        needed = MIN_STEPS_BEFORE_FINISH
+    if len(steps) < needed or max(steps) <= steps[0]:
         return diag
     # the retry report goes on with the error it retried (Ray Train prints the failed ranks' tracebacks after its
     # decision): only a failure after the job resumed counts against it - or, when every task reported its own

@@ -38,6 +38,7 @@ GATE: tuple[str, ...] = (
     r"Floating point exception",
     r"encountered in (?:DataLoader )?worker",
     r"received at time=",
+    r"No samples returned from remote workers",  # reason.EmptySteps
     r"The above exception was the direct cause",
     r"During handling of the above exception",
     r"\] Signal: ",

@@ -635,6 +635,10 @@ _RETRIED = lazy(
     # ``checkpoint()`` (``submitit/slurm/slurm.py`` and ``submitit/local/local.py`` ``_requeue``: "Requeued job 14018
     # (2 remaining timeouts)"); the job starts again from its checkpoint
     r"|(?P<submitit_requeue>\bRequeued job \S+ \(\d+ remaining timeouts\))"
+    # RLlib's fault-tolerant actor manager putting a restarted env runner (or learner) back to work once Ray restarted
+    # the dead actor (``rllib/utils/actor_manager.py`` ``FaultTolerantActorManager.probe_unhealthy_actors``: "Bringing
+    # previously unhealthy, now-healthy actor 2 back into service."); one that dies again fails after the report
+    r"|(?P<rllib_actor>\bBringing previously unhealthy, now-healthy actor \d+ back into service)"
 )
 _RETRIED_WORDS = (
     "retries remaining",
@@ -644,6 +648,7 @@ _RETRIED_WORDS = (
     "Restarting worker",
     "recomputed elsewhere",
     "remaining timeouts)",
+    "now-healthy actor",
 )
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for

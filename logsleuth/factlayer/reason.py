@@ -731,6 +731,39 @@ class CudaNextLine:
         return [*facts, cuda_error(ev, found)]
 
 
+# A step that got no data: its loss is the mean over nothing, NaN, whatever the model's numbers are. RLlib says so
+# before the iteration's results when no env runner returned samples ("No samples returned from remote workers.",
+# ``rllib/execution/rollout_ops.py`` ``synchronous_parallel_sample``: its runners died or timed out), and a loop's own
+# record may show it beside the NaN ("env_steps=0 ... loss=nan"). Such a NaN is a symptom of the missing data, not a
+# diverged run.
+_NO_SAMPLES = "No samples returned from remote workers"
+_ZERO_SAMPLES = lazy(
+    r"(?i)\b(?:num_)?(?:env_steps|agent_steps|samples|timesteps|episodes)(?:_\w+)?[\"']?\s*[=:]\s*0(?:\.0+)?(?![\d.])"
+)
+EMPTY_STEP_GAP_LINES = 3  # the statement -> the step's record: the next line or two
+_EMPTY_NAN = frozenset({"nan_loss", "inf_loss", "nan_grad", "nan_output"})
+
+
+@dataclass
+class EmptySteps:
+    """NaN/Inf on a step that got no data is not divergence (``_NO_SAMPLES``, ``_ZERO_SAMPLES``): those
+    ``NumericHealth`` facts are dropped. Streaming state, one per job."""
+
+    said: dict[str, int] = field(default_factory=dict)  # path -> line of the last "no samples" statement
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        text = ev.text
+        if _NO_SAMPLES in text:
+            self.said[ev.path] = ev.end_line
+            return facts
+        if not any(isinstance(f, NumericHealth) and f.what in _EMPTY_NAN for f in facts):
+            return facts
+        last = self.said.get(ev.path)
+        if (last is None or not 0 < ev.line - last <= EMPTY_STEP_GAP_LINES) and not _ZERO_SAMPLES.search(text):
+            return facts
+        return [f for f in facts if not (isinstance(f, NumericHealth) and f.what in _EMPTY_NAN)]
+
+
 # one rank's line of Horovod's "Missing ranks:" list, behind a launcher's tag ("[1,0]<stderr>:0: [a, b]")
 _STALL_RANK = lazy(r"(?:^|[>\]:]\s*)(?P<rank>\d{1,7}): \[(?P<names>[^\]\n]*)\]\s*$")
 
@@ -823,7 +856,7 @@ class FactStream:
     ``CollTrace``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``;
     the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``; Horovod's stall inspector
     listing ranks that submitted different collectives, ``StallReport``; ranks' tensors all found on one device,
-    ``OneDeviceForAll``)."""
+    ``OneDeviceForAll``; a NaN on a step that got no data, dropped, ``EmptySteps``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
@@ -837,12 +870,13 @@ class FactStream:
     traces: NcclTraces = field(default_factory=NcclTraces)
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
     stalls: StallReport = field(default_factory=StallReport)
+    empty_steps: EmptySteps = field(default_factory=EmptySteps)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
         facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, facts)))
-        facts = self.one_device.see(ev, facts)
+        facts = self.empty_steps.see(ev, self.one_device.see(ev, facts))
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)

@@ -286,6 +286,10 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     # of another version than torch's (``torch/backends/cudnn/__init__.py``: "cuDNN version incompatibility: PyTorch was
     # compiled against ... but found runtime version ...")
     ("Torch not compiled with CUDA enabled", "environment"),
+    # a torch build without the process-group backend the job asks for (``torch/distributed/distributed_c10d.py``
+    # ``_new_process_group_helper``: "Distributed package doesn't have NCCL built in", also MPI/UCC; Windows and macOS
+    # wheels have no NCCL: OFA-Sys/Chinese-CLIP#279, fixed by the gloo backend)
+    ("Distributed package doesn't have ", "environment"),
     ("Found no NVIDIA driver on your system", "environment"),
     ("cuDNN version incompatibility", "environment"),
     # PyTorch's checkpoint zip writer (caffe2/serialize/inline_container.cc) when the disk fills mid-save:
@@ -485,9 +489,13 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (
         # ("divisble": PaddleSeg's own spelling, "BATCH_SIZE:2 not divisble by number of GPUs:4", PaddlePaddle/PaddleSeg#141)
         # (a script's own "global_batch (64) != micro_batch (16) x accum_steps (2) x devices (4)", wave AL's JAX run)
-        r"(?i)\b(?:(?:global[_ ]|effective[_ ]|total[_ ]|real[_ ])?(?:train[_ ])?(?:micro[_ ]|mini[_ ])?batch[_ ]?size"
+        # (the size as the tail of a longer key: TRL's "generation_batch_size (6) must be divisible by num_generations
+        # (4)"; and an order between two sizes: RLlib's ``AlgorithmConfig.validate`` "`minibatch_size` (256) must be <=
+        # `train_batch_size_per_learner` (200)")
+        r"(?i)(?:\b|(?<=_))(?:(?:global[_ ]|effective[_ ]|total[_ ]|real[_ ])?(?:train[_ ])?(?:micro[_ ]?|mini[_ ]?)?batch[_ ]?size"
         r"(?:[_ ]per[_ ]gpu)?|(?:global|effective|total)[_ ]batch)\b[^\n]{0,120}?(?:must be (?:evenly )?divisi?ble|is not divisi?ble|not (?:evenly )?divisi?ble|"
-        r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs )",
+        r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs |must be [<>]=? |"
+        r"must (?:not )?be (?:less|greater|smaller|larger|bigger) than)",
         "batch_config",
     ),
     (
@@ -594,6 +602,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # OUT_OF_RANGE status, which the RPC layer logs at ERROR ("RpcNotification:Failed req_type:GetNodes status:Out of
 # range:No more nodes exist.", ``graphlearn/core/runner/distribute_runner.h``) and the Python client turns into
 # ``gl.OutOfRangeError``, the loop's signal to start the next epoch (alibaba/graph-learn#67, settled as harmless).
+# And Ray's raylet when its node's metrics agent did not come up in time (``src/ray/raylet/main.cc``: "Failed to
+# establish connection to the metrics exporter agent. Metrics will not be exported. Exporter agent status: ..."), at
+# ERROR on a busy node: only the node's metrics are lost (wave AS's healthy RLlib runs on a 2-CPU host).
 ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
     r"|The object store is using /tmp instead of /dev/shm because /dev/shm has only"
@@ -601,6 +612,7 @@ ADVISORY_LINES = re.compile(
     r"|destroy_process_group\(\) was not called before program exit"
     r"|autoscaling_coordinator_client\.py\", line \d+, in send_resource_request\n"
     r"|Out of range:\s?No more (?:nodes|edges) exist"
+    r"|Failed to establish connection to the metrics exporter agent\. Metrics will not be exported"
 )
 ADVISORY_MAX_CHARS = 2000  # an advisory is one log line; a longer event (a traceback, a dump) only quotes one
 
