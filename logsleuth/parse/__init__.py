@@ -415,13 +415,9 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if held is not None:
                 jvm_held[key] = (held, pre, body)  # a JVM stack if a frame follows (``jvm``)
                 continue
-        if (
-            "Traceback (most" in body
-            and not body.lstrip().startswith(HEADER)
-            and not (tag and logged.startswith(HEADER))
-            and (wrapper := learned_prefix.header_prefix(body)) is not None
-        ):
-            # a traceback behind a wrapper's tag: its lines are the ones that carry the same tag
+        if (wrapper := learned_prefix.header_prefix(body)) is not None:
+            # a traceback behind a wrapper's tag (a header at the line's start was taken above): its lines are the
+            # ones that carry the same tag
             if wrapper in tagged:
                 yield from close_tagged(wrapper)
             elif len(tagged) >= learned_prefix.MAX_OPEN:

@@ -43,16 +43,17 @@ def pattern(tag: str) -> tuple[str, regex.Pattern[str] | None]:
     head is the whole tag). A line without the head is never matched against the pattern."""
     parts: list[str] = []
     pos = 0
+    head = tag
     for m in _VARYING.finditer(tag):
+        if not parts:
+            head = tag[: m.start()]
         parts.append(regex.escape(tag[pos : m.start()]))
         parts.append(r"[IWEF]?[\d:.,-]+")
         pos = m.end()
     if not parts:
         return tag, None
     parts.append(regex.escape(tag[pos:]))
-    first = _VARYING.search(tag)
-    assert first is not None
-    return tag[: first.start()], regex.compile("".join(parts))
+    return head, regex.compile("".join(parts))
 
 
 def match(line: str, found: tuple[str, regex.Pattern[str] | None]) -> int:
