@@ -86,6 +86,30 @@ CHAIN_LINES = 60  # a chained traceback ("During handling of the above exception
 _RAY_REMOTE_PID = re.compile(r"RayTaskError\([\w.]+\)[^\n]*?\(pid=(\d+)")
 
 
+# A cause that a later one, chained to it, places more precisely: a full filesystem (ENOSPC quoted by a log record)
+# whose traceback, printed right after by the same process, shows the write went to /dev/shm (CPython's ``SemLock``:
+# rule ``semaphore-no-space-shm``; pandarallel's staging: ``factlayer.tables.SHM_STAGING_CODE``) is /dev/shm being full.
+REFINED_BY: dict[str, frozenset[str]] = {"disk_full": frozenset({"shm_exhausted"})}
+
+
+def _refined(winner: Match, causes: Sequence[Match]) -> Match:
+    """``winner``, or the cause that ``REFINED_BY`` says places it more precisely, when the same process printed that
+    one within ``CHAIN_LINES`` after it."""
+    ev = winner.event
+    limit = _chain_limit(ev)
+    finer = REFINED_BY[winner.root_cause]
+    for m in causes:
+        e = m.event
+        if m.root_cause in finer and _same_stream(e, ev) and 0 <= e.line - ev.end_line <= limit:
+            return m
+    return winner
+
+
+def _same_stream(e: Event, ev: Event) -> bool:
+    """``e`` printed by the process that printed ``ev`` (a traceback prints no pid: unknown, not other)."""
+    return e.path == ev.path and e.rank == ev.rank and (e.pid == ev.pid or e.pid is None or ev.pid is None)
+
+
 def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match:
     """A catch-all cause (some exception) followed, in the same process's output and within ``CHAIN_LINES``, by a
     specific cause is that cause: ``basic_ios::clear: iostream error`` raised while torch.save hit a full disk. A
@@ -102,13 +126,7 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
             continue
         if remote_pid is not None and e.pid == remote_pid:
             return m
-        if (
-            chained is None
-            and e.path == ev.path
-            and e.rank == ev.rank
-            and (e.pid == ev.pid or e.pid is None or ev.pid is None)  # a traceback prints no pid: unknown, not other
-            and 0 <= e.line - ev.end_line <= limit
-        ):
+        if chained is None and _same_stream(e, ev) and 0 <= e.line - ev.end_line <= limit:
             chained = m
             if remote_pid is None:
                 break
@@ -199,6 +217,8 @@ def diagnose(
                 winner = m
     if winner is not None and winner.priority <= GENERIC_PRIORITY:
         winner = _chained_specific(winner, causes, rules)
+    elif winner is not None and winner.root_cause in REFINED_BY:
+        winner = _refined(winner, causes)
     symptom_only = winner is None and bool(symptoms_all)
     if symptom_only:
         winner = symptoms_all[0]

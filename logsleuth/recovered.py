@@ -169,6 +169,7 @@ _RETRIED_BY = {
     "dask_task": "Dask's scheduler recomputed the dead worker's results elsewhere",
     "submitit_requeue": "submitit requeued the job, which resumed from its checkpoint",
     "rllib_actor": "RLlib put the restarted actor back into service",
+    "metaflow_retry": "Metaflow ran the failed task again (@retry)",
 }
 # progress lines enough after the retry when the job's own completion report (``RunFinished``) follows them: a retry
 # late in the run leaves only its last steps, and the job saying it finished stands for the rest

@@ -96,6 +96,10 @@ GATE: tuple[str, ...] = (
     r"\d (?:killed|segmentation fault|abort|bus error|IOT instruction|illegal hardware instruction|floating point "
     r"exception)(?: \(core dumped\))?  ",
     r"signal: (?:killed|segmentation fault|aborted|bus error|illegal instruction|floating point exception)",
+    # a runner's "Task failed with a segmentation fault." (extract._CRASH_WORDS)
+    r"(?i:(?:failed|died|crashed|exited|terminated|aborted|stopped)(?: unexpectedly| abnormally)? (?:with|by|due to|"
+    r"because of|from) (?:an? |the )?(?:segmentation fault|segfault|bus error|floating[- ]point exception|"
+    r"illegal instruction))",
     # LSF's kill reports (extract._LSF_TERM)
     r"TERM_[A-Z_]+: job killed",
     # the literal words the fact extractor's own pre-check also passes (one list: ``extract.GATE_WORDS``)

@@ -264,6 +264,22 @@ _FAULTHANDLER = lazy(
     r"Fatal Python error: (?P<word>Segmentation fault|Aborted|Bus error|Floating point "
     r"exception|Illegal instruction)"
 )
+# A runner's or scheduler's own words for a child that died by a fatal signal, with no number: Metaflow's runtime
+# ("Task failed with a segmentation fault.", ``metaflow/runtime.py`` ``Worker`` on a return code of -11), and any tool
+# that words a crash the same way ("worker crashed with a segfault", "process died due to a bus error")
+_CRASH_WORDS = lazy(
+    r"(?i)\b(?:failed|died|crashed|exited|terminated|aborted|stopped)(?: unexpectedly| abnormally)? (?:with|by|due to|"
+    r"because of|from) (?:an? |the )?(?P<word>segmentation fault|segfault|bus error|floating[- ]point exception|"
+    r"illegal instruction)\b"
+)
+_CRASH_SIGNALS = {
+    "segmentation fault": "SIGSEGV",
+    "segfault": "SIGSEGV",
+    "bus error": "SIGBUS",
+    "floating point exception": "SIGFPE",
+    "floating-point exception": "SIGFPE",
+    "illegal instruction": "SIGILL",
+}
 _UCX_SIGNAL = lazy(r"Caught signal (?P<num>\d+) \((?P<word>[^:)]+)")
 # gdb stopping a debugged process on a signal (gdb ``infrun.c`` ``print_signal_received_reason``): "Program received
 # signal SIGSEGV, Segmentation fault." / 'Thread 1 "pt_main_thread" received signal SIGABRT, Aborted.'; and gdb opening
@@ -485,6 +501,9 @@ _RANK_GOT_SIGTERM = lazy(
 # SIGTERM, sender unknown, the same fact as a rank's own handler; and ``PreemptionCheckpointHandler``'s own account
 # (``tensorflow/python/distribute/failure_handling/failure_handling.py``: "Termination caught in main thread on
 # preempted worker")
+# Celery's worker on SIGHUP (``celery/apps/worker.py`` ``install_worker_restart_handler``, the handler it installs for
+# SIGHUP: "Restarting celery worker (<argv>)", then it execs itself again): the terminal or session it ran in closed
+_CELERY_SIGHUP = lazy(r"\bRestarting celery worker \(")
 _TSL_SIGTERM = lazy(
     r"\bSIGTERM caught at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|\bTermination caught in main thread on preempted worker"
 )
@@ -523,6 +542,11 @@ _MPI_ABORT = lazy(r"Per user-direction, the job has been aborted")
 # srun's report of a task the cgroup OOM handler killed: "srun: error: nid001277: tasks 1-3: Out Of Memory"
 _SRUN_OOM = lazy(r"srun: error: [\w.-]+: tasks? [\d,\-\[\]]+: Out Of Memory")
 _SLURM_OOM = lazy(r"Detected \d+ oom[-_]kill event")
+# Celery's worker when a task outlives its ``time_limit`` (``celery/worker/request.py`` ``Request.on_timeout``: "Hard
+# time limit (15s) exceeded for tasks.train[<id>]"; the pool then SIGKILLs the process running it, billiard's
+# ``TimeLimitExceeded``) or its ``soft_time_limit`` ("Soft time limit (10s) exceeded for ...": ``SoftTimeLimitExceeded``
+# raised in the task). The limit ended the work, whatever kill follows.
+_TASK_TIME_LIMIT = lazy(r"\b(?:Hard|Soft) time limit \([\d.]+s\) exceeded for \S")
 # Slurm's own memory enforcement (jobacct_gather with OverMemoryKill, ``src/plugins/jobacct_gather/common/
 # common_jag.c`` ``jag_common_poll_data``: "StepId=17.0 exceeded memory limit (1978634240 > 1887436800), being
 # killed"; Slurm < 20.11 "Job 42 exceeded memory limit (...)"), and srun's summary of it ("srun: Exceeded job memory
@@ -601,6 +625,10 @@ _FINISHED = lazy(
     # submitit in each task of a job once the submitted function returned (``submitit/core/submission.py``
     # ``process_job``: "Job completed successfully"), one line per task
     r"|(?P<submitit>\bsubmitit INFO \([^)]*\) - Job completed successfully\b)"
+    # Metaflow's runtime once every step of a run succeeded (``metaflow/runtime.py`` ``NativeRuntime.execute``:
+    # "Done!", a system message alone on its line after the runtime's own time stamp; a failed run ends "Workflow
+    # failed." instead). A bare "Done!" is any script's word, not the run's end.
+    r"|(?P<metaflow>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} Done!$)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -639,6 +667,9 @@ _RETRIED = lazy(
     # the dead actor (``rllib/utils/actor_manager.py`` ``FaultTolerantActorManager.probe_unhealthy_actors``: "Bringing
     # previously unhealthy, now-healthy actor 2 back into service."); one that dies again fails after the report
     r"|(?P<rllib_actor>\bBringing previously unhealthy, now-healthy actor \d+ back into service)"
+    # Metaflow running a failed task again under ``@retry`` (``metaflow/task.py`` ``MetaflowTask.run_step``: "Task is
+    # starting (retry)."); a task that fails every attempt ends the run with "Workflow failed." after its last one
+    r"|(?P<metaflow_retry>\] Task is starting \(retry\)\.)"
 )
 _RETRIED_WORDS = (
     "retries remaining",
@@ -649,6 +680,7 @@ _RETRIED_WORDS = (
     "recomputed elsewhere",
     "remaining timeouts)",
     "now-healthy actor",
+    "Task is starting (retry)",
 )
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
@@ -685,6 +717,7 @@ _FINISHED_WORDS = (
     "raining complete",
     "Close client connection: Client-",
     "Job completed successfully",
+    "Done!",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -841,6 +874,10 @@ GATE_WORDS: tuple[str, ...] = (
     "Assertion `",
     "terminate called",
     "PBS: job killed",
+    "time limit (",
+    "Restarting celery worker",
+    "Workflow interrupted",
+    "Aborted!",
     "Abort trap",
     "Terminated",
     "Hangup",
@@ -942,6 +979,10 @@ _CI_WORDS = (
     "failed, log is in",
     # zsh's job report with job control ("14957 segmentation fault (core dumped)  python train.py", ``_ZSH``)
     "segmentation fault",
+    "segfault",
+    "bus error",
+    "illegal instruction",
+    "floating-point exception",
     "core dumped",
     "killed  ",
     "died with",
@@ -1195,6 +1236,12 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, code, "multiprocessing", signal=m["name"], proc=plausible.pid(m["pid"]))
     if "Fatal Python error" in text and (m := _FAULTHANDLER.search(text)):
         _exit(ev, out, None, "faulthandler", signal=tables.SIGNAL_WORDS[m["word"]], detail=m["word"])
+    if (
+        ("fault" in text or "error" in text or "exception" in text or "instruction" in text)
+        and (m := _CRASH_WORDS.search(text))
+        and not any(isinstance(f, ProcessExit) and f.event is ev for f in out)
+    ):
+        _exit(ev, out, None, "runner", signal=_CRASH_SIGNALS[m["word"].lower()], detail=m["word"])
     if "Caught signal" in text and (m := _UCX_SIGNAL.search(text)):
         _exit(ev, out, None, "ucx", signal=_signal(m["num"]), detail=m["word"].strip())
     if (
@@ -1655,6 +1702,12 @@ _CTRL_C = lazy(
     # elastic/multiprocessing/api.py`` and ``torchx/schedulers/local_scheduler.py`` ``_terminate_process_handler``:
     # "SignalException: Process 20166 got signal: 2"), raised in the launcher when the user pressed Ctrl-C
     r"|\bSignalException: Process \d+ got signal: (?:2|SIGINT)\b"
+    # Metaflow's runtime on the user's Ctrl-C (``metaflow/runtime.py`` ``NativeRuntime.execute``: "Workflow interrupted.
+    # Please avoid pressing Ctrl+C again to let the workflow clean up process finish."), and click's ``main`` on a
+    # command's KeyboardInterrupt ("Aborted!" alone on its line; click/core.py ``BaseCommand.main``), which CLIs built on
+    # click or typer print
+    r"|\bWorkflow interrupted\. Please avoid pressing Ctrl\+C"
+    r"|(?:^|\] )Aborted!$"
 )
 
 
@@ -1665,7 +1718,13 @@ def _agent_sender(name: str) -> str:
 
 
 def _signals(ev: Event, text: str, out: list[Fact]) -> None:
-    if ("KeyboardInterrupt" in text or "SIGINT" in text or "got signal: " in text) and _CTRL_C.search(text):
+    if (
+        "KeyboardInterrupt" in text
+        or "SIGINT" in text
+        or "got signal: " in text
+        or "Workflow interrupted" in text
+        or "Aborted!" in text
+    ) and _CTRL_C.search(text):
         out.append(SignalFact(event=ev, signal="SIGINT", signum=2, sender="terminal"))
     if "death signal" in text and (m := _AGENT_SIGNAL.search(text)) and (name := m["name"] or _signal(m["num"])):
         out.append(
@@ -1713,6 +1772,8 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         and _TSL_SIGTERM.search(text)
     ):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
+    if "Restarting celery worker" in text and _CELERY_SIGHUP.search(text):
+        out.append(SignalFact(event=ev, signal="SIGHUP", signum=1, sender="terminal"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))
     if "CANCELLED" in text and (m := _SLURM_CANCEL.search(text)):
@@ -1738,6 +1799,8 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "emory limit" in text and _SLURM_MEM_LIMIT.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
+    if "time limit" in text and _TASK_TIME_LIMIT.search(text):
+        out.append(SchedulerVerdict(event=ev, scheduler="celery", verdict="time_limit"))
     if "oom" in text and _SLURM_OOM.search(text):
         out.append(SchedulerVerdict(event=ev, scheduler="slurm", verdict="oom_killed", resource="memory"))
     if "memory budget" in text and _DASK_MEMORY_KILL.search(text):

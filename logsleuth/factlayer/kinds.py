@@ -247,7 +247,8 @@ class SchedulerVerdict(Fact):
 
     Attributes:
         scheduler: ``slurm`` | ``kubernetes`` | ``skypilot`` | ``iris`` (Marin's TPU scheduler) | ``pbs`` (Torque/PBS)
-        | ``lsf`` | ``dask`` (dask.distributed's nanny, restarting a worker over its memory limit); verdict:
+        | ``lsf`` | ``dask`` (dask.distributed's nanny, restarting a worker over its memory limit) | ``celery`` (a
+        task's time limit: its worker kills the process running it); verdict:
         ``time_limit`` | ``preempted`` | ``requeued`` | ``cancelled`` | ``node_fail`` | ``oom_killed`` | ``evicted``;
         resource: what an eviction was for (``memory``, ``ephemeral-storage``), or ""; step: the Slurm job or step id
         the verdict is about ("42", "42.0"), or "".
@@ -429,7 +430,8 @@ class RunFinished(Fact):
 
     Attributes:
         by: the library that printed it (``megatron``, ``transformers``, ``lightning``, ``fairseq``, ``torchelastic``,
-            ``script``; ``dask_client``: Dask's scheduler saying the job's client closed its connection).
+            ``script``; ``dask_client``: Dask's scheduler saying the job's client closed its connection; ``submitit``;
+            ``metaflow``: Metaflow's runtime's "Done!" once every step succeeded).
         words: the line's words that say so.
     """
 
@@ -461,7 +463,8 @@ class WorkRetried(Fact):
     (``recovered.retried_after_failure``).
 
     Attributes:
-        by: ``ray_task`` | ``ray_train`` | ``c10d_store``.
+        by: ``ray_task`` | ``ray_train`` | ``c10d_store`` | ``spark_task`` | ``dask_worker`` | ``dask_task`` |
+            ``submitit_requeue`` | ``rllib_actor`` | ``metaflow_retry`` (``@retry``'s "Task is starting (retry).").
         words: the line's words that say so.
     """
 

@@ -17,6 +17,9 @@ from .. import plausible
 
 HEADER = "Traceback (most recent call last):"
 FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+# the same frame with its leading blanks stripped by whatever relayed the output
+FLUSH_FRAME = regex.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)$')
+_CARETS = regex.compile(r"[\^~]+\s*$")  # CPython 3.11's markers under a frame's code, flush left likewise
 _EXC = regex.compile(
     r"(?P<type>(?:(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
     # a module's class named just "Error" (``wave.Error``, ``csv.Error``, ``shutil.Error``), printed with its module
@@ -74,20 +77,40 @@ class Traceback:
     # ``FitFailedWarning`` "5 fits failed with the following error: Traceback ..."): a caught error the library reports
     # and goes on from. Its first line is the warning's header.
     in_warning: bool = False
+    # the frames came flush left (a wrapper stripped each line's leading blanks); the line after such a frame is its code
+    _stripped: bool = False
+    _code_next: bool = False
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
         (not taken: the traceback ended on the line before, read this one as usual) or ``foreign``."""
         if self.message_lines is not None:
             return self._add_message_line(line_no, text, body)
-        if not body or body[0] in " \t":
+        stripped_frame = self._stripped and body[0] not in " \t" and FLUSH_FRAME.match(body)
+        if (
+            not body
+            or body[0] in " \t"
+            or stripped_frame
+            or self._code_next
+            and not _EXC.match(body)
+            or self._stripped
+            and _CARETS.match(body)
+        ):
+            # an indented line; or, from a wrapper that strips each line's leading blanks (Metaflow's task console:
+            # 'File "flow.py", line 183, in train' then the code line, all flush left), a frame and the line after it
             self.lines.append(text)
             self.end_line = line_no
-            f = FRAME.match(body)
+            f = FRAME.match(body) or stripped_frame
+            self._code_next = bool(stripped_frame)
             if f:
                 self.frames.append({"file": f["file"], "line": plausible.number(f["line"]), "func": f["func"]})
             self.foreign = 0
             return "more"
+        self._code_next = False
+        if not self.frames and not self.exc_type and FLUSH_FRAME.match(body):
+            # the header's first frame flush left: this traceback's lines lost their indentation
+            self._stripped = True
+            return self.add(line_no, text, body)
         m = _EXC.match(body)
         if m:
             self.lines.append(text)
