@@ -70,6 +70,19 @@ def test_traceback_with_its_indentation_stripped_is_one_exception() -> None:
     assert tbs[0].params["user_frame"] == "/workspace/flow.py:183 in train"
 
 
+def test_stripped_traceback_with_a_blank_line_in_it() -> None:
+    # a blank line inside a stripped traceback (Metaflow prints the task's empty lines too) neither ends nor breaks it
+    text = (
+        "Traceback (most recent call last):\n"
+        'File "/workspace/flow.py", line 183, in train\n'
+        "\n"
+        "loss = lossf(model(x), y)\n"
+        "IndexError: index out of range in self\n"
+    )
+    (tb,) = [e for e in parse_text(text) if e.params.get("exc_type")]
+    assert tb.params["exc_type"] == "IndexError"
+
+
 def test_indented_traceback_still_reads_as_before() -> None:
     text = (
         "Traceback (most recent call last):\n"

@@ -86,7 +86,7 @@ class Traceback:
         (not taken: the traceback ended on the line before, read this one as usual) or ``foreign``."""
         if self.message_lines is not None:
             return self._add_message_line(line_no, text, body)
-        stripped_frame = self._stripped and body[0] not in " \t" and FLUSH_FRAME.match(body)
+        stripped_frame = self._stripped and body and body[0] not in " \t" and FLUSH_FRAME.match(body)
         if (
             not body
             or body[0] in " \t"
