@@ -28,6 +28,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         ("run-waveat-a-mf-bookings-brand-merge/job.log", "native_crash"),
         ("run-waveat-a-mf-bookings-container-shm/job.log", "shm_exhausted"),
         ("run-waveat-a-mf-bookings-healthy-retry/job.log", "no_failure"),
+        ("run-waveat-a-mf-bookings-healthy-report/job.log", "no_failure"),  # @catch caught the report step's error
         # Prefect 3.9 (corpus/generators/waveat_c): the same SemLock failure, quoted first by the flow's ERROR record
         ("run-waveat-c-prefect-yield-container-shm/job.log", "shm_exhausted"),
         # Celery 5.7 (corpus/generators/waveat_b): the pool SIGKILLs the trials that outlived their hard time limit
@@ -175,3 +176,24 @@ def test_abort_words_that_are_not_an_interrupt() -> None:
     # bash's word for SIGABRT is a crash (no "!"), and a sentence is not click's abort
     assert not [f for f in _facts("Aborted (core dumped)") if isinstance(f, SignalFact) and f.signal == "SIGINT"]
     assert not [f for f in _facts("download Aborted! retrying in 5 s") if isinstance(f, SignalFact)]
+
+
+def test_a_traceback_a_framework_says_it_caught_is_not_raised() -> None:
+    # Metaflow's @catch (metaflow/plugins/catch_decorator.py) before the traceback it caught; the step then finishes
+    # (run-waveat-a-mf-bookings-healthy-report, lines 94-120, cut)
+    tag = "2026-11-30 14:06:01.469 [1796047545086144/report/10 (pid 26100)] "
+    text = (
+        tag
+        + "@catch caught an exception from <flow BookingCancelFlow step report>\n"
+        + tag
+        + ">  Traceback (most recent call last):\n"
+        + tag
+        + '>    File "/workspace/flow.py", line 243, in report\n'
+        + tag
+        + ">      import matplotlib\n"
+        + tag
+        + ">  ModuleNotFoundError: No module named 'matplotlib'\n"
+    )
+    (tb,) = [e for e in parse_text(text) if e.params.get("exc_type")]
+    assert tb.params["in_warning"] and tb.level == "warning"
+    assert not facts_of(tb)

@@ -22,6 +22,11 @@ from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
 from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, MAX_FOREIGN, MAX_MESSAGE_LINES, Traceback
 
+# A framework's handler announcing the traceback it caught and went on from, as CPython's "Exception ignored in:" does:
+# Metaflow's ``@catch`` (``metaflow/plugins/catch_decorator.py``: "@catch caught an exception from <flow ... step
+# report>", then the traceback; the step ends successfully and the flow goes on)
+_CAUGHT = regex.compile(r"@catch caught an exception from <")
+
 _NO_FACTS = PathFacts()
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
 
@@ -167,6 +172,8 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     # then the traceback) reports an exception it could not raise - in ``__del__``, at interpreter exit, in a
     # callback - and the process goes on: per stream, the line that announces such a traceback
     ignored_in: dict[tuple, str] = {}
+    # a framework's handler announcing the exception it caught and went on from (``_CAUGHT``), per stream
+    caught: dict[tuple, str] = {}
     # threading's excepthook ("Exception in thread <name>:", then the traceback), per stream
     in_thread: dict[tuple, str] = {}
     # a Python warning whose message is still being printed, per stream: (its header's line number, the header). CPython
@@ -357,6 +364,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 if status == "done":
                     continue
         announced = ignored_in.pop(key, None) if ignored_in else None
+        handled = caught.pop(key, None) if caught else None
         warning = in_warning.get(key) if in_warning else None
         if warning is not None:
             since = line_no - warning[0]
@@ -372,6 +380,9 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if announced is not None:
                 tb.unraisable = True
                 tb.lines.insert(0, announced)
+            elif handled is not None:
+                tb.in_warning = True  # caught and reported by the framework, which went on (as in a warning)
+                tb.lines.insert(0, handled)
             elif warning is not None:
                 tb.in_warning = True
                 tb.lines.insert(0, warning[1])
@@ -388,6 +399,8 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             quoted.discard(key)
         if body.startswith("Exception ignored in"):
             ignored_in[key] = text
+        elif "caught an exception from" in body and _CAUGHT.search(body):
+            caught[key] = text
         elif body.startswith("Exception in thread ") and body.rstrip().endswith(":"):
             in_thread[key] = text
         if (
@@ -425,7 +438,14 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 yield from close_tagged(next(iter(tagged)))
             if pre.rank is None:
                 pre.rank = plausible.rank(learned_prefix.rank(wrapper))
-            open_tbs[("tag", wrapper)] = (Traceback(line_no, [text], line_no), pre)
+            tb = Traceback(line_no, [text], line_no)
+            if announced is not None:
+                tb.unraisable = True
+                tb.lines.insert(0, announced)
+            elif handled is not None:  # caught and reported by the framework, which went on (``_CAUGHT``)
+                tb.in_warning = True
+                tb.lines.insert(0, handled)
+            open_tbs[("tag", wrapper)] = (tb, pre)
             tagged[wrapper] = (learned_prefix.pattern(wrapper), (line_no, text, body, pre, key))
             continue
         yield from plain(line_no, text, body, pre, key)
