@@ -155,6 +155,12 @@ KNOWN_FLAGGED = {
     # wave AP: a Dask worker from another environment fails to unpickle its tasks and leaves while the client goes on
     # with the other worker; its errors and the driver's progress share one second, so nothing shows the job went on
     "logs/run-waveap-a-hosts-stockout-team-env",
+    # wave AT: Celery's pool process SIGKILLed from outside (WorkerLostError) and the trial run again; nothing in the
+    # worker's output ties the SIGKILL to the redelivered task, so the kill reads as the OOM killer's
+    "logs/run-waveat-b-quakes-healthy-requeue/job.log",
+    # wave AT: Prefect's result persistence on a full volume, logged at ERROR with tracebacks ("No space left on
+    # device"); Prefect went on without the stored results and the flow completed
+    "logs/run-waveat-c-prefect-yield-result-store/job.log",
 }
 
 
