@@ -47,6 +47,21 @@ def _warning_source_line(body: str) -> bool:
     return body.startswith("  ") and body[2:3] not in (" ", "") and not body.startswith('  File "')
 
 
+def _announced(tb: Traceback, announced: str | None, handled: str | None) -> bool:
+    """Mark ``tb`` as announced on the line before its header, that line put first: ``announced`` ("Exception
+    ignored in ...": CPython's unraisable hook) or ``handled`` (a framework saying it caught it and went on,
+    ``_CAUGHT``: reported as in a warning). False when neither was."""
+    if announced is not None:
+        tb.unraisable = True
+        tb.lines.insert(0, announced)
+    elif handled is not None:
+        tb.in_warning = True
+        tb.lines.insert(0, handled)
+    else:
+        return False
+    return True
+
+
 def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
     # which recogniser claims a line, and how an unclaimed line falls back, depend on its shape only (no recogniser
     # tells the digits 1-9 apart: ``masking.SHAPE``): found once per shape, then only that recogniser runs
@@ -377,13 +392,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if key in open_tbs:
                 yield finish_tb(key)
             tb = Traceback(line_no, [text], line_no, tag=tag if tag and logged.startswith(HEADER) else "")
-            if announced is not None:
-                tb.unraisable = True
-                tb.lines.insert(0, announced)
-            elif handled is not None:
-                tb.in_warning = True  # caught and reported by the framework, which went on (as in a warning)
-                tb.lines.insert(0, handled)
-            elif warning is not None:
+            if not _announced(tb, announced, handled) and warning is not None:
                 tb.in_warning = True
                 tb.lines.insert(0, warning[1])
                 quoted.add(key)
@@ -439,12 +448,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if pre.rank is None:
                 pre.rank = plausible.rank(learned_prefix.rank(wrapper))
             tb = Traceback(line_no, [text], line_no)
-            if announced is not None:
-                tb.unraisable = True
-                tb.lines.insert(0, announced)
-            elif handled is not None:  # caught and reported by the framework, which went on (``_CAUGHT``)
-                tb.in_warning = True
-                tb.lines.insert(0, handled)
+            _announced(tb, announced, handled)
             open_tbs[("tag", wrapper)] = (tb, pre)
             tagged[wrapper] = (learned_prefix.pattern(wrapper), (line_no, text, body, pre, key))
             continue
