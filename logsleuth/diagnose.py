@@ -106,8 +106,12 @@ def _refined(winner: Match, causes: Sequence[Match]) -> Match:
 
 
 def _same_stream(e: Event, ev: Event) -> bool:
-    """``e`` printed by the process that printed ``ev`` (a traceback prints no pid: unknown, not other)."""
-    return e.path == ev.path and e.rank == ev.rank and (e.pid == ev.pid or e.pid is None or ev.pid is None)
+    """``e`` printed by the process that printed ``ev``. A traceback prints no pid: unknown, not other. ``ev`` without
+    a rank and ``e`` with one count as one process: pastes often lose the ``[rankN]:`` tag of an exception's first line
+    and keep it on the lines after (hiyouga/LlamaFactory#5252)."""
+    if e.path != ev.path or not (e.pid == ev.pid or e.pid is None or ev.pid is None):
+        return False
+    return e.rank == ev.rank or ev.rank is None and e.rank is not None
 
 
 def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match:
