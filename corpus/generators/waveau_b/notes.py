@@ -77,7 +77,7 @@ NOTES = {
     "kedro-birdsong-stopped-rank-wrapper":
         f"silent_hang: {RUN} under the team's wrapper timeout 100 with a 1800 s process-group timeout; rank 1 is "
         "stopped (SIGSTOP) at epoch 2 step 10, rank 0 blocks in the next collective and nothing more is printed for "
-        "~85 s, until timeout's SIGTERM kills kedro and torchrun. evidence: '[rank1] epoch 2 step 10 loss 2.3221', "
+        "about 90 s, until timeout's SIGTERM kills kedro and torchrun. evidence: '[rank1] epoch 2 step 10 loss 2.3221', "
         "'Received 15 death signal, shutting down workers', 'job exited with 124'",
     "kedro-birdsong-rank-paused":
         f"collective_timeout: {RUN} with training.pg_timeout=30; rank 1 is stopped (SIGSTOP) at epoch 2 step 10, rank "
