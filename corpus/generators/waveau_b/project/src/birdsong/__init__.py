@@ -1,0 +1,2 @@
+"""birdsong: species classifier for the acoustic monitoring stations."""
+__version__ = "0.3.0"
