@@ -61,7 +61,8 @@ _VERSION_SPEC = re.compile(
 # exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure;
 # ``recovered.retried_after_failure``: Ray retried the failed work and the job went on;
 # ``recovered.went_on_after_exception``: the loop caught an exception and every rank went on;
-# ``recovered.went_on_after_errors``: error lines no rule explains, and every rank trained on past them), which a vote on the
+# ``recovered.went_on_after_errors``: error lines no rule explains, and every rank trained on past them;
+# ``recovered.finished_after_failure``: the orchestrator reported the whole run succeeded after it), which a vote on the
 # job's lines does not overrule
 SUCCESS_FACTS = frozenset(
     {
@@ -70,6 +71,7 @@ SUCCESS_FACTS = frozenset(
         "retried-after-failure",
         "went-on-after-exception",
         "went-on-after-errors",
+        "run-finished-after-failure",
     }
 )
 # failure verdicts read from facts about how the job ended that a vote on its lines does not overrule

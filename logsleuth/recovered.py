@@ -241,6 +241,48 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
+FINISHED_RULE_ID = "run-finished-after-failure"
+# completion reports an orchestrator prints once, for the whole run, only when every step of it succeeded (a step that
+# failed for good ends the run with the orchestrator's own failure report instead): Metaflow's runtime "Done!"
+# (``metaflow/runtime.py``; "Workflow failed." otherwise) and Kedro's runner "Pipeline execution completed
+# successfully" (``kedro/runner/runner.py``; "Pipeline execution failed" otherwise)
+WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro"})
+
+
+def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when, after its first failure (or first unexplained error), the job's
+    orchestrator reported that the whole run succeeded (``RunFinished`` by one of ``WHOLE_RUN_FINISH``) and nothing
+    failed after that report: the failure was caught, retried or survived by the run (a node that retried its launch
+    after a port clash, a task's error logged and handled). Else ``diag`` unchanged."""
+    first = diag.first_failure
+    if diag.verdict not in ("failure", "unknown") or first is None:
+        return diag
+    t_first = evidence.time_of(first) or first.time
+    done = [
+        _point(evidence, f.event)
+        for f in evidence.facts
+        if isinstance(f, RunFinished)
+        and f.by in WHOLE_RUN_FINISH
+        and _after(_point(evidence, f.event), first.path, first.end_line, t_first)
+    ]
+    if not done:
+        return diag
+    last = max(done, key=lambda p: (p[2] or datetime.min, p[1]))
+    if any(_failed_after(evidence, e, last) for e in _failures(evidence)):
+        return diag
+    by = next(f for f in evidence.facts if isinstance(f, RunFinished) and (f.event.path, f.event.line) == last[:2])
+    message = (
+        f"The run went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): "
+        f'{by.by.capitalize()} reported the whole run succeeded ("{by.words}", {last[0]}:{last[1]}) and nothing failed '
+        "after that. The failure was handled or retried; it cost time, not the run."
+    )
+    fix = Fix(
+        summary="Nothing to fix for the run itself; the failure the run got past is listed as a symptom. If it "
+        "repeats, it is worth a look: a retried step repeats its work."
+    )
+    return healthy_by_fact(diag, rule_id=FINISHED_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
 def _finished_after(evidence: JobEvidence, last: Event, t_last: datetime | None) -> Point | None:
     """The first of the job's per-task completion reports (``RunFinished`` by ``PER_TASK_FINISH``) after the retry
     report ``last`` (printed at ``t_last``), when there are at least as many as the job has tasks (its world size, else

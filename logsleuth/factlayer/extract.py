@@ -629,6 +629,10 @@ _FINISHED = lazy(
     # "Done!", a system message alone on its line after the runtime's own time stamp; a failed run ends "Workflow
     # failed." instead). A bare "Done!" is any script's word, not the run's end.
     r"|(?P<metaflow>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} Done!$)"
+    # Kedro's runner once every node of the pipeline ran (``kedro/runner/runner.py`` ``AbstractRunner.run``: "Pipeline
+    # execution completed successfully." - "... in 21.5 sec." in Kedro 1.x); a node that raised ends the run with
+    # "Pipeline execution failed" and its exception instead
+    r"|(?P<kedro>\bPipeline execution completed successfully\b)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -718,6 +722,7 @@ _FINISHED_WORDS = (
     "Close client connection: Client-",
     "Job completed successfully",
     "Done!",
+    "Pipeline execution completed successfully",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------

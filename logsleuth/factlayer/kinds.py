@@ -431,7 +431,8 @@ class RunFinished(Fact):
     Attributes:
         by: the library that printed it (``megatron``, ``transformers``, ``lightning``, ``fairseq``, ``torchelastic``,
             ``script``; ``dask_client``: Dask's scheduler saying the job's client closed its connection; ``submitit``;
-            ``metaflow``: Metaflow's runtime's "Done!" once every step succeeded).
+            ``metaflow``: Metaflow's runtime's "Done!" once every step succeeded; ``kedro``: Kedro's runner once every
+            node of the pipeline ran).
         words: the line's words that say so.
     """
 
