@@ -1401,6 +1401,17 @@ _MOVED_API = lazy(
 )
 
 
+def _installed_code(innermost: str, user: bool) -> bool:
+    """The frame ``innermost`` ("path:line in func") is an installed package's code: under ``site-packages`` /
+    ``dist-packages`` (and not the user's), or a path that starts at one of the ML stack's package directories
+    (``tables.VERSIONED_PACKAGES``), as pastes shorten them ("vllm/entrypoints/llm.py", OpenRLHF/OpenRLHF#702)."""
+    path = innermost.replace("\\", "/")
+    if any(p in path for p in _INSTALLED):
+        return not user
+    head, sep, _rest = path.partition("/")
+    return bool(sep) and head in tables.VERSIONED_PACKAGES
+
+
 def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
     """A ``TypeError`` from CPython's argument checks raised where an installed package's code made the call (the
     innermost frame in ``site-packages``/``dist-packages``, not the user's code): one package calling another with a
@@ -1418,7 +1429,7 @@ def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
         # an installed package of the ML stack without the attribute the caller uses (``tables.VERSIONED_PACKAGES``):
         # "module 'numpy' has no attribute 'float'" (numpy 1.24 removed the aliases)
         return m["mod"].split(".", 1)[0] in tables.VERSIONED_PACKAGES
-    installed = not user and any(p in innermost.replace("\\", "/") for p in _INSTALLED)
+    installed = _installed_code(innermost, user)
     if installed and _MOVED_API.search(message):
         return True
     return short == "TypeError" and installed and _SIGNATURE.search(message) is not None

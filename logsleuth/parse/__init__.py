@@ -26,6 +26,10 @@ from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, MAX_FOREIGN, MAX_
 # Metaflow's ``@catch`` (``metaflow/plugins/catch_decorator.py``: "@catch caught an exception from <flow ... step
 # report>", then the traceback; the step ends successfully and the flow goes on)
 _CAUGHT = regex.compile(r"@catch caught an exception from <")
+# a frame that starts a traceback printed or pasted without its header: CPython indents frames by two blanks; pastes
+# that lost one keep one (OpenRLHF/OpenRLHF#702's quoted Ray creation-task error). Deeper indents are frames quoted
+# inside another report (torchelastic's error summary), not a traceback of their own.
+_HEADLESS_FRAME = ('  File "', ' File "')
 
 _NO_FACTS = PathFacts()
 _RECOGNISERS = (nccl.recognise, torch.recognise, vllm.recognise, deepspeed.recognise, ray.recognise, pylog.recognise)
@@ -84,8 +88,8 @@ def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
         if rec is not None:
             return rec
         rec = pylog.fallback(body)
-        if rec.source == "other":
-            rec.source = "ray"
+        if rec.source == "other" and not (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
+            rec.source = "ray"  # an exception line behind a worker's prefix stays one (``plain``): the worker raised
         return rec
     if isinstance(known, tuple):
         return Recognised(*known)
@@ -413,14 +417,14 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
         elif body.startswith("Exception in thread ") and body.rstrip().endswith(":"):
             in_thread[key] = text
         if (
-            body.startswith('  File "')
+            body.startswith(_HEADLESS_FRAME)
             and FRAME.match(body)
             or tag
             and logged.startswith('  File "')
             and FRAME.match(logged)
         ):
             # a traceback pasted or printed without its header (Ray re-raises, truncated copies)
-            tb = Traceback(line_no, [], line_no, tag=tag if not body.startswith('  File "') else "")
+            tb = Traceback(line_no, [], line_no, tag=tag if not body.startswith(_HEADLESS_FRAME) else "")
             tb.add(line_no, text, logged if tb.tag else body)
             open_tbs[key] = (tb, pre)
             continue
