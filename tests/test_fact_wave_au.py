@@ -14,6 +14,7 @@ import pytest
 
 from logsleuth.factlayer.extract import api_mismatch, facts_of
 from logsleuth.factlayer.kinds import ExceptionFact, RunFinished
+from logsleuth.factlayer.tables import is_advisory
 from logsleuth.parse import parse_text
 from logsleuth.pipeline import analyze
 
@@ -47,6 +48,12 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         # ... and the same project failing: its pipeline never says it completed
         ("run-waveau-b-kedro-birdsong-notebook-port/job.log", "port_in_use"),
         ("run-waveau-b-kedro-birdsong-renamed-column/job.log", "worker_exception"),
+        # Hydra 1.3 (corpus/generators/waveau_a): an override of a key the config lacks, reported by Hydra with no
+        # traceback; hydra-core 1.1 refused by Python 3.11's dataclasses at import; a run whose only ERROR lines say
+        # they continue without the metrics server
+        ("run-waveau-a-hydra-signs-cli-key/job.log", "worker_exception"),
+        ("run-waveau-a-hydra-signs-old-pin/job.log", "library_version_mismatch"),
+        ("run-waveau-a-hydra-signs-healthy-tracking/job.log", "no_failure"),
     ],
 )
 def test_wave_au_logs_by_facts_and_rules(log: str, cause: str) -> None:
@@ -70,7 +77,9 @@ def test_kedro_pipeline_completed_is_the_runs_end() -> None:
         "                                                          runner.py:119"
     )
     assert [f.by for f in _facts(line) if isinstance(f, RunFinished)] == ["kedro"]
-    failed = "                    ERROR    Pipeline execution failed.                                        runner.py:130"
+    failed = (
+        "                    ERROR    Pipeline execution failed.                                        runner.py:130"
+    )
     assert not [f for f in _facts(failed) if isinstance(f, RunFinished)]
 
 
@@ -101,7 +110,10 @@ def test_frames_indented_by_one_blank_start_a_traceback() -> None:
         "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_use_ray'\n"
     )
     (tb,) = [e for e in parse_text(text) if e.params.get("exc_type")]
-    assert [f["file"] for f in tb.params["frames"]] == ["openrlhf/trainer/ray/vllm_engine.py", "vllm/entrypoints/llm.py"]
+    assert [f["file"] for f in tb.params["frames"]] == [
+        "openrlhf/trainer/ray/vllm_engine.py",
+        "vllm/entrypoints/llm.py",
+    ]
 
 
 def test_frames_quoted_deeper_in_a_report_start_no_traceback() -> None:
@@ -131,3 +143,40 @@ def test_an_exception_behind_a_ray_workers_prefix_is_the_workers() -> None:
     # a worker's ordinary line behind the same prefix is still Ray's
     (plain,) = parse_text("(DiffusionWorker pid=1097) loading the text encoder on cuda:0\n")
     assert plain.source == "ray"
+
+
+@pytest.mark.parametrize(
+    ("line", "advisory"),
+    [
+        # run-waveau-a-hydra-signs-healthy-tracking, line 57
+        (
+            "[2026-11-30 17:03:08,817][__mp_main__][ERROR] - metrics push to http://127.0.0.1:31499/api/metrics failed: "
+            "<urlopen error [Errno 111] Connection refused>; continuing without remote metrics",
+            True,
+        ),
+        ("ERROR failed to load the tokenizer cache, continuing anyway", True),
+        ("ERROR loss is nan at step 40; stopping", False),
+        ("ERROR continuing without a checkpoint is not possible", False),  # no separator: the words are the subject
+    ],
+)
+def test_an_error_line_that_says_it_goes_on(line: str, advisory: bool) -> None:
+    assert is_advisory(line) is advisory
+
+
+def test_a_dataclass_refused_by_a_newer_python_is_the_environment() -> None:
+    # CPython 3.11's dataclasses on hydra-core 1.1.2's JobConf (run-waveau-a-hydra-signs-old-pin, last line)
+    line = (
+        "ValueError: mutable default <class 'hydra.conf.JobConf.JobConfig.OverrideDirname'> for field "
+        "override_dirname is not allowed: use default_factory"
+    )
+    (exc,) = [f for f in _facts(line) if isinstance(f, ExceptionFact)]
+    assert exc.family == "environment"
+
+
+def test_training_complete_after_a_logging_separator() -> None:
+    # Hydra's job logging format (run-waveau-a-hydra-signs-healthy-tracking, line 78)
+    line = "[2026-11-30 17:03:13,670][__main__][INFO] - training complete"
+    assert [f.by for f in _facts(line) if isinstance(f, RunFinished)] == ["script"]
+    assert not [
+        f for f in _facts("[INFO] - waiting for training complete signal-handler") if isinstance(f, RunFinished)
+    ]

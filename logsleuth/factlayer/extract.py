@@ -616,7 +616,9 @@ _FINISHED = lazy(
     # a training script's own last words, as scripts of every framework print them ("training done in 10.3 s: 150
     # rounds", "Training finished.", "training complete"): at the start of the message, so "... before training
     # finished" and "training done: 0 steps because ..." read no differently from the library lines above
-    r"|(?P<script>(?:^|\]\s*|:\s+)[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)))"
+    # (or after python logging's " - " separator: Hydra's "[time][module][INFO] - training complete", the common
+    # "%(asctime)s - %(name)s - %(levelname)s - %(message)s")
+    r"|(?P<script>(?:^|\]\s*|:\s+|\s-\s+)[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)))"
     # Dask distributed's scheduler when the job's client (the driver) closes its connection (``distributed/
     # scheduler.py`` ``remove_client``: "Close client connection: Client-7ed0ca1c-..."): the driver's work is over
     # (done, or failed before, which its own error then says), and the scheduler and workers, services that run until

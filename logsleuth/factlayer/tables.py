@@ -359,6 +359,11 @@ MOVED_KEYWORDS: dict[tuple[str, str], str] = {
 # any GPUs on the driver node", vllm-project/vllm#3190).
 MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"^\d+ requested and \d+ written$", "disk_full"),
+    # CPython 3.11's ``dataclasses._get_field`` refuses any unhashable default ("mutable default <class
+    # 'hydra.conf.JobConf.JobConfig.OverrideDirname'> for field override_dirname is not allowed: use default_factory");
+    # 3.10 refused only list, dict and set (python/cpython#88840, bpo-44674). A class that imported fine before is from
+    # a release older than the interpreter: hydra-core 1.1 on Python 3.11 (wave AU's run), pin-era omegaconf configs
+    (r"^mutable default <class '[\w.]+'> for field \w+ is not allowed: use default_factory$", "environment"),
     # TensorFlow's collective runtime checks that every member of a collective instance asked for the same op, dtype and
     # shape (``tensorflow/core/common_runtime/collective_param_resolver_local.cc``, ``CompleteInstanceLocal``:
     # "Collective instance 563 expected type 0 and data_type 9 but got type 0 and data_type 1", and "... expected shape
@@ -605,6 +610,9 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
 # And Ray's raylet when its node's metrics agent did not come up in time (``src/ray/raylet/main.cc``: "Failed to
 # establish connection to the metrics exporter agent. Metrics will not be exported. Exporter agent status: ..."), at
 # ERROR on a busy node: only the node's metrics are lost (wave AS's healthy RLlib runs on a 2-CPU host).
+# And any error line that says, in its own words, that its process goes on without what failed ("metrics push to
+# http://... failed: <urlopen error [Errno 111] Connection refused>; continuing without remote metrics", wave AU's
+# healthy Hydra run; "..., continuing anyway"): logged and survived, not a failure of its own.
 ADVISORY_LINES = re.compile(
     r"Failed to open libibverbs\.so|has constructor arguments in the object store and max_restarts > 0"
     r"|The object store is using /tmp instead of /dev/shm because /dev/shm has only"
@@ -613,6 +621,7 @@ ADVISORY_LINES = re.compile(
     r"|autoscaling_coordinator_client\.py\", line \d+, in send_resource_request\n"
     r"|Out of range:\s?No more (?:nodes|edges) exist"
     r"|Failed to establish connection to the metrics exporter agent\. Metrics will not be exported"
+    r"|[;,.] (?:continuing|proceeding|carrying on) (?:without\b|anyway\b)"
 )
 ADVISORY_MAX_CHARS = 2000  # an advisory is one log line; a longer event (a traceback, a dump) only quotes one
 
