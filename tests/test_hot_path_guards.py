@@ -8,6 +8,7 @@ import dataclasses
 from pathlib import Path
 
 from logsleuth.parse import _RECOGNISERS, _recognise, masking, prefix, pylog, ray
+from logsleuth.parse.traceback import BARE_EXC, BARE_EXC_OPEN
 from tests.conftest import CORPUS, manifest_rows
 
 
@@ -31,8 +32,8 @@ def _plain_recognise(body: str, pre: prefix.Prefix) -> pylog.Recognised:
         if rec is not None:
             return rec
         rec = pylog.fallback(body)
-        if rec.source == "other":
-            rec.source = "ray"
+        if rec.source == "other" and not (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
+            rec.source = "ray"  # an exception line behind a worker's prefix stays one
         return rec
     return pylog.fallback(body)
 
