@@ -258,19 +258,13 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if diag.verdict not in ("failure", "unknown") or first is None:
         return diag
     t_first = evidence.time_of(first) or first.time
-    done = [
-        _point(evidence, f.event)
-        for f in evidence.facts
-        if isinstance(f, RunFinished)
-        and f.by in WHOLE_RUN_FINISH
-        and _after(_point(evidence, f.event), first.path, first.end_line, t_first)
-    ]
+    reports = [(_point(evidence, f.event), f) for f in evidence.facts if isinstance(f, RunFinished)]
+    done = [(p, f) for p, f in reports if f.by in WHOLE_RUN_FINISH and _after(p, first.path, first.end_line, t_first)]
     if not done:
         return diag
-    last = max(done, key=lambda p: (p[2] or datetime.min, p[1]))
+    last, by = max(done, key=lambda d: (d[0][2] or datetime.min, d[0][1]))
     if any(_failed_after(evidence, e, last) for e in _failures(evidence)):
         return diag
-    by = next(f for f in evidence.facts if isinstance(f, RunFinished) and (f.event.path, f.event.line) == last[:2])
     message = (
         f"The run went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): "
         f'{by.by.capitalize()} reported the whole run succeeded ("{by.words}", {last[0]}:{last[1]}) and nothing failed '

@@ -66,6 +66,11 @@ def _announced(tb: Traceback, announced: str | None, handled: str | None) -> boo
     return True
 
 
+def _bare_exception(body: str) -> bool:
+    """An exception line with no traceback before it ("Type: message", or "Type:" with the message on the next lines)."""
+    return BARE_EXC.match(body) is not None or BARE_EXC_OPEN.match(body) is not None
+
+
 def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
     # which recogniser claims a line, and how an unclaimed line falls back, depend on its shape only (no recogniser
     # tells the digits 1-9 apart: ``masking.SHAPE``): found once per shape, then only that recogniser runs
@@ -88,7 +93,7 @@ def _recognise(body: str, pre: prefix.Prefix) -> Recognised:
         if rec is not None:
             return rec
         rec = pylog.fallback(body)
-        if rec.source == "other" and not (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
+        if rec.source == "other" and not _bare_exception(body):
             rec.source = "ray"  # an exception line behind a worker's prefix stays one (``plain``): the worker raised
         return rec
     if isinstance(known, tuple):
@@ -229,7 +234,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     def plain(line_no: int, text: str, body: str, pre: prefix.Prefix, key: tuple) -> Iterator[Event]:
         # a line read on its own: a recogniser's record, else an exception line with no traceback before it
         rec = _recognise(body, pre)
-        if rec.source == "other" and (BARE_EXC.match(body) or BARE_EXC_OPEN.match(body)):
+        if rec.source == "other" and _bare_exception(body):
             # an exception line with no traceback before it: the same uncaught exception, without its frames
             tb = Traceback(line_no, [], line_no)
             if tb.add(line_no, text, body) == "more":
