@@ -381,7 +381,7 @@ CAUSE_SPLIT = (
 # comes from the message alone. NCCL before 2.4 (``src/misc/utils.cu`` ``ncclDebugLog``: "%s:%d:%d [%d] NCCL WARN ")
 # printed no ``file:line``, and a quoted line may lose its whole prefix: then the message alone tells the subsystem.
 _NCCL_WARN = lazy(
-    r"(?:(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?<=\] )[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? |"
+    r"(?:(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)|(?:(?<=\] )|^)[A-Za-z_]\w*):(?P<line>\d+)(?: \([^)]*\))? |"
     r"(?:^|\] ))NCCL WARN"
     # NCCL <= 2.3 without the word: "host:13:42 [3] include/socket.h:371 WARN Connection closed by remote peer"
     r"|(?<=\] )(?P<file>[\w/.-]+\.(?:cc|c|h|cu|cpp)):(?P<line>\d+) WARN"
@@ -409,6 +409,11 @@ _CUMEM_VLLM = lazy(r"NCCL_CUMEM_ENABLE is set to (?P<v>-?\d+), skipping override
 _CUMEM_CHANNEL = lazy(r"\bvia P2P/(?P<t>CUMEM|MNNVL|IPC)\b")
 _XID = lazy(r"NVRM: Xid \((?:PCI:)?(?P<dev>[0-9A-Fa-f:.]+)\): (?P<xid>\d+)")
 _RM_STATUS = lazy(r"\[(?P<st>NV_ERR_[A-Z_]+)\]")
+# the kernel module could not bring a GPU up when it probed it (open-gpu-kernel-modules ``kernel-open/nvidia/nv.c``
+# ``nv_start_device``/``rm_init_adapter``: "NVRM: RmInitAdapter failed! (0x26:0xffff:1127)", then "rm_init_adapter
+# failed for device bearing minor number N"): that GPU is missing from nvidia-smi and every job placed on it fails;
+# a GPU that failed, lost power or fell off the bus (microsoft/pai#4344, drained as a broken GPU)
+_RM_INIT_FAILED = lazy(r"NVRM: (?:RmInitAdapter failed!|rm_init_adapter failed for device)")
 _FALLEN = lazy(r"(?i:GPU has fallen off the bus)|fallen off the bus")
 _ECC = lazy(r"(?i:uncorrectable ECC|double bit ECC|ECC error\(s\) detected|uncorrected ECC)")
 _AER = lazy(r"AER: (?P<kind>Uncorrected|Corrected|Multiple Uncorrected)? ?\(?(?P<sev>Fatal|Non-Fatal)?\)? ?error")
@@ -1675,6 +1680,8 @@ def _device(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(GpuHardware(event=ev, what="rm_status", meaning=f"{st}: {tables.RM_HARDWARE_STATUS[st]}"))
     elif "fallen off" in text and _FALLEN.search(text):
         out.append(GpuHardware(event=ev, what="fallen_off_bus", meaning="GPU has fallen off the bus"))
+    elif "NVRM" in text and _RM_INIT_FAILED.search(text):
+        out.append(GpuHardware(event=ev, what="rm_init_failed", meaning="the driver could not initialise the GPU"))
     elif "ECC" in text and _ECC.search(text) and not any(isinstance(f, CudaError) and f.hardware for f in out):
         out.append(GpuHardware(event=ev, what="ecc", meaning="uncorrectable ECC error"))
     if "AER" in text and (m := _AER.search(text)):

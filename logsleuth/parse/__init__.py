@@ -20,7 +20,16 @@ from . import deepspeed, jvm, learned_prefix, nccl, prefix, pylog, ray, torch, v
 from .elastic import SummaryBlock
 from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
-from .traceback import BARE_EXC, BARE_EXC_OPEN, FRAME, HEADER, MAX_FOREIGN, MAX_MESSAGE_LINES, Traceback
+from .traceback import (
+    BARE_EXC,
+    BARE_EXC_OPEN,
+    FRAME,
+    HEADER,
+    IPYTHON_HEADER,
+    MAX_FOREIGN,
+    MAX_MESSAGE_LINES,
+    Traceback,
+)
 
 # A framework's handler announcing the traceback it caught and went on from, as CPython's "Exception ignored in:" does:
 # Metaflow's ``@catch`` (``metaflow/plugins/catch_decorator.py``: "@catch caught an exception from <flow ... step
@@ -407,6 +416,12 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 quoted.add(key)
             if in_thread and in_thread.pop(key, None) is not None:
                 tb.in_thread = True
+            open_tbs[key] = (tb, pre)
+            continue
+        if "Traceback (most" in body and (ipy := IPYTHON_HEADER.match(body)):
+            if key in open_tbs:
+                yield finish_tb(key)
+            tb = Traceback(line_no, [text], line_no, exc_type=ipy["type"])
             open_tbs[key] = (tb, pre)
             continue
         if in_thread:

@@ -14,13 +14,18 @@ from .record import Recognised
 
 _LINE = regex.compile(
     r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+|[a-z]+)\] "
-    r"(?:(?:NCCL )?(?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+)"
+    r"(?:(?:NCCL )?(?P<lvl>INFO|WARN|ERROR|TRACE|ABORT)\b|(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+"
+    r"|(?P<func>\w+):\d+ NCCL (?P<flvl>INFO|WARN|ERROR)\b)"
 )
+# a net plugin logs through NCCL's logger with its C function where NCCL's own lines name the file (aws-ofi-nccl's
+# ``NCCL_OFI_WARN``: "host:199:263 [2] process_err_completion:1562 NCCL WARN NET/OFI Request ... completed with error")
 # NCCL 2.1-2.3 printed the level without the "NCCL" word: "host:13:42 [3] INFO bootstrap.cu:45 -> 2 [Net]",
 # "host:13:42 [3] include/socket.h:371 WARN Connection closed by remote peer" (horovod/horovod#210, #243, #666)
 # continuation/plugin lines printed without the host prefix: "include/socket.h:344 NCCL WARN ..."
 # (and a line quoted without its prefix at all: "NCCL WARN NET/IB : Got async event : port error")
-_BARE = regex.compile(r"(?:(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+ (?:NCCL )?|NCCL )(?P<lvl>INFO|WARN|ERROR)\b")
+_BARE = regex.compile(
+    r"(?:(?P<src>[\w/.-]+\.(?:cc|c|h|cu|cpp)):\d+ (?:NCCL )?|\w+:\d+ NCCL |NCCL )(?P<lvl>INFO|WARN|ERROR)\b"
+)
 _LEVELS = {"INFO": "info", "TRACE": "debug", "WARN": "warning", "ERROR": "error", "ABORT": "error", None: "warning"}
 # "comm 0x55d5 rank 3 nranks 8 cudaDev 3 ..." names the communicator rank
 _COMM_RANK = regex.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)")
@@ -34,7 +39,7 @@ def recognise(body: str) -> Recognised | None:
     if not m:
         b = _BARE.match(body)
         return Recognised("nccl", _LEVELS[b["lvl"]], start=b.end()) if b else None
-    rec = Recognised("nccl", _LEVELS[m["lvl"]], host=m["host"], pid=plausible.pid(m["pid"]), start=m.end())
+    rec = Recognised("nccl", _LEVELS[m["lvl"] or m["flvl"]], host=m["host"], pid=plausible.pid(m["pid"]), start=m.end())
     if m["dev"].isdigit():
         rec.params["cuda_dev"] = plausible.number(m["dev"])
     r = _COMM_RANK.search(body, m.end())

@@ -16,6 +16,13 @@ import regex
 from .. import plausible
 
 HEADER = "Traceback (most recent call last):"
+# IPython's (Jupyter's) verbose traceback names the exception first: "ValueError      Traceback (most recent call
+# last)" (``IPython/core/ultratb.py`` ``VerboseTB.prepare_header``: the type left-justified, then the words without a
+# colon), then "Cell In[2], line 1" / "<ipython-input-2-...> in <module>" and "----> 1 ray.init()" frames, and the
+# "Type: message" line last. A paste cut before that last line still states the type.
+IPYTHON_HEADER = regex.compile(
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit))\s{2,}Traceback \(most recent call last\)\s*$"
+)
 FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 # the same frame with its leading blanks stripped by whatever relayed the output
 FLUSH_FRAME = regex.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)$')
