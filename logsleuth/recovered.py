@@ -245,8 +245,9 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # completion reports an orchestrator prints once, for the whole run, only when every step of it succeeded (a step that
 # failed for good ends the run with the orchestrator's own failure report instead): Metaflow's runtime "Done!"
 # (``metaflow/runtime.py``; "Workflow failed." otherwise) and Kedro's runner "Pipeline execution completed
-# successfully" (``kedro/runner/runner.py``; "Pipeline execution failed" otherwise)
-WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro"})
+# successfully" (``kedro/runner/runner.py``; "Pipeline execution failed" otherwise), Apache Airflow's "Marking run
+# <DagRun ...> successful" (``airflow/models/dagrun.py``; "... failed" otherwise)
+WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow"})
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

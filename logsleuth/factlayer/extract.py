@@ -640,6 +640,10 @@ _FINISHED = lazy(
     # execution completed successfully." - "... in 21.5 sec." in Kedro 1.x); a node that raised ends the run with
     # "Pipeline execution failed" and its exception instead
     r"|(?P<kedro>\bPipeline execution completed successfully\b)"
+    # Apache Airflow once every task of a DAG run ended in success or skipped (``airflow/models/dagrun.py``
+    # ``DagRun.update_state``: "Marking run <DagRun dag @ date: run_id, state:running, ...> successful"; a run with a
+    # failed task is marked "failed" instead), as ``airflow dags test`` and the scheduler log it
+    r"|(?P<airflow>\bMarking run <DagRun [^>]*> successful\b)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -730,6 +734,7 @@ _FINISHED_WORDS = (
     "Job completed successfully",
     "Done!",
     "Pipeline execution completed successfully",
+    "Marking run <DagRun",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -749,8 +754,11 @@ _FINISHED_WORDS = (
 # A loss may carry a component suffix: detectron2's and mmdetection's per-head losses (``loss_cls``, ``loss_box_reg``,
 # ``loss_rpn_cls``), printed as a dict of tensors by detectron2's anomaly check (``engine/train_loop.py``,
 # "loss_dict = {'loss_cls': tensor(nan, ...)}", facebookresearch/detectron2#214); ``loss_scale`` is fp16's scaler.
+# A table row counts too: the OpenAI logger's key/value table (``baselines/logger.py`` ``HumanOutputFormat``, also
+# guided-diffusion's and improved-diffusion's ``logger.dumpkvs``: "| loss          | nan       |",
+# openai/guided-diffusion#50), and Markdown tables.
 _NAN_LOSS = lazy(
-    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl|deviance)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=]|is|\s)\s*[\"']?(?:tensor\()?"
+    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl|deviance)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=|]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|was|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"

@@ -296,6 +296,10 @@ MESSAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     # pytorch/pytorch#156955 (/tmp full: "unexpected pos 64 vs 0"), verl-project/verl#3346, h2oai/h2o-llmstudio#214
     ("PytorchStreamWriter failed writing file", "disk_full"),
     ("unexpected pos ", "disk_full"),
+    # SQLite's SQLITE_FULL (``sqlite3ErrStr``: "database or disk is full", https://sqlite.org/rescode.html#full), raised
+    # by Python's sqlite3 as ``OperationalError`` and wrapped by SQLAlchemy: the volume under a database file (MLflow's
+    # or Optuna's sqlite store, a dataset index) filled while it grew
+    ("database or disk is full", "disk_full"),
 )
 # Installed packages whose missing attribute means another version than the caller's (an ``AttributeError: module
 # 'numpy' has no attribute 'float'`` after numpy 1.24 removed the alias; ``module 'torch.distributed' has no attribute

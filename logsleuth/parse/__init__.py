@@ -146,6 +146,11 @@ def _text_rank(body: str, params: dict[str, Any], pre: prefix.Prefix) -> int | N
     return r if isinstance(r, int) else None
 
 
+# a logger prefix's level (``prefix.Prefix.level``) raises a line the recognisers read as info or debug, never lowers one
+_LOUDER = frozenset({"warning", "error", "critical"})
+_QUIETER = frozenset({"debug", "info"})
+
+
 def _event(
     path: str,
     line: int,
@@ -170,7 +175,7 @@ def _event(
         path=path,
         text=text,
         source=rec.source,
-        level=rec.level,
+        level=pre.level if pre.level in _LOUDER and rec.level in _QUIETER else rec.level,
         time=rec.time or pre.time,
         host=rec.host or pre.host,
         pid=rec.pid or pre.pid or defaults.pid,

@@ -101,6 +101,16 @@ _RUNTIME_TIME = regex.compile(
 )
 _KUBECTL = regex.compile(r"\[pod/(?P<host>[\w.-]+)/[\w.-]+\] ")
 
+# structlog's ``ConsoleRenderer`` (Apache Airflow 3's task and ``airflow dags test`` output; many services): "<time>
+# [info     ] <event, padded to 30> [<logger>] key=value ...", the level left-justified in brackets, the logger's name
+# in brackets after the message, then the record's key=value pairs (``structlog/dev.py``). The level is kept
+# (``Prefix.level``); the logger and the pairs are cut from the body, so a traceback's lines, each a record of its
+# own ("[info     ] [rank0]:   File \"train.py\", line 9, in main [airflow.task.hooks...] loc=subprocess.py:106"),
+# read as the lines the process printed.
+_STRUCTLOG = regex.compile(r"\[(?P<lvl>debug|info|warning|warn|error|critical|exception|fatal) *\] ")
+_STRUCTLOG_TAIL = regex.compile(r" +\[[A-Za-z_][\w.]*\](?: [A-Za-z_]\w*=.*)?$")
+_STRUCTLOG_LEVELS = {"warn": "warning", "exception": "error", "fatal": "critical"}
+
 # "[repeated 7x across cluster]" (Ray log deduplication) at the end of a line
 REPEATED = regex.compile(r"\s*\[repeated (?P<n>\d+)x across cluster\]\s*$")
 
@@ -117,6 +127,7 @@ class Prefix:
     actor: str | None = None
     ray: bool = False
     repeated: int = 1
+    level: str | None = None  # the level a logger's prefix states (structlog's "[error    ]"), else None
     collector: int = 0  # length of a log collector's prefix at the start of the line (``_collector``), else 0
 
 
@@ -183,6 +194,15 @@ def strip(text: str) -> tuple[Prefix, str]:
                 body = body[m.end() :]
                 continue
         elif c == "[":
+            if body[1:2].islower() and pre.level is None and (m := _STRUCTLOG.match(body)):
+                lvl = m["lvl"]
+                pre.level = _STRUCTLOG_LEVELS.get(lvl, lvl)
+                body = body[m.end() :]
+                if body.endswith(("]", ")")) or "=" in body:
+                    t = _STRUCTLOG_TAIL.search(body)
+                    if t:
+                        body = body[: t.start()]
+                continue
             m = _PID.match(body)
             if m and pre.pid is None:
                 pre.pid = plausible.pid(m["pid"])
