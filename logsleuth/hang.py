@@ -45,6 +45,8 @@ SILENT_RANKS_CONFIDENCE = 0.6  # the ranks that reported no timeout while a majo
 # rule groups that name the straggler (not the waiter printing the line)
 CULPRIT_GROUPS = ("culprit_rank", "stalled_rank")
 _RANK_IN_TEXT = re.compile(r"\[Rank (\d+)\]")
+MIN_MISMATCH_SEQ = 100  # ``op_mismatch``: below this, two process groups' sequence ids may coincide
+OP_MISMATCH_ID = "watchdog-op-mismatch"  # the evidence id of ``op_mismatch``'s reading (no rule file: a fact)
 STALL_CONFIDENCE = 0.85  # silent_hang when progress stopped long before the job was killed from outside
 FR_DOCS = "https://docs.pytorch.org/tutorials/unstable/flight_recorder_tutorial.html"
 NCCL_ENV_DOCS = "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html"
@@ -185,6 +187,76 @@ def message_culprit(diag: Diagnosis) -> dict[str, object]:
     return {}
 
 
+@dataclass(frozen=True)
+class OpMismatch:
+    """Two waiters' watchdog timeouts at one sequence id naming different collectives (``op_mismatch``)."""
+
+    seq: int
+    ops: dict[str, list[int]]  # OpType -> the ranks that timed out in it
+    odd: list[int]  # the ranks of the rarer op (the culprit candidates)
+    event: Event  # the first timeout of the odd op
+
+
+def op_mismatch(diag: Diagnosis) -> OpMismatch | None:
+    """Ranks that timed out in different collectives at the same sequence id, from the watchdogs' own lines.
+
+    ProcessGroupNCCL's watchdog names the work it timed out on: "Watchdog caught collective operation timeout:
+    WorkNCCL(SeqNum=4832284, OpType=ALLREDUCE, ...)" (``ProcessGroupNCCL.cpp`` ``WorkNCCL::checkTimeout``). Every rank
+    of a communicator issues its collectives in the same order, so one sequence id with two OpTypes means the ranks
+    took different code paths: rank 0 waited in an all-reduce that rank 5 never joined because it was in a broadcast
+    (ecmwf/anemoi-core#1064: a stop decision taken on one node only). Only sequence ids of at least
+    ``MIN_MISMATCH_SEQ``: small ids of different process groups can coincide. None when no such pair is printed."""
+    by_seq: dict[int, dict[str, list[tuple[int | None, Match]]]] = {}
+    for m in (*diag.evidence, *diag.symptoms):
+        if m.root_cause not in WAITER_ROOTS:
+            continue
+        seq, op = m.groups.get("seq"), m.groups.get("op")
+        if not seq or not op or not str(seq).isdigit() or len(str(seq)) > 12:
+            continue
+        n = int(seq)
+        if n >= MIN_MISMATCH_SEQ:
+            by_seq.setdefault(n, {}).setdefault(str(op), []).append((_waiter_rank(m), m))
+    for n, ops in sorted(by_seq.items()):
+        if len(ops) < 2:
+            continue
+        rare = min(ops, key=lambda o: (len(ops[o]), -min(mm.event.line for _, mm in ops[o])))
+        ranks = {o: sorted({r for r, _ in v if r is not None}) for o, v in ops.items()}
+        first = min((mm for _, mm in ops[rare]), key=lambda mm: (mm.event.path, mm.event.line))
+        return OpMismatch(seq=n, ops=ranks, odd=ranks[rare], event=first.event)
+    return None
+
+
+def _op_mismatch_diagnosis(diag: Diagnosis, mm: OpMismatch, ranks_info: dict[str, object]) -> Diagnosis:
+    parts = [f"rank {', '.join(map(str, r))} in {op}" if r else f"a rank in {op}" for op, r in mm.ops.items()]
+    detail = f"at sequence id {mm.seq} the watchdogs timed out in different collectives: " + "; ".join(parts)
+    waiters = sorted({r for op_ranks in mm.ops.values() for r in op_ranks} - set(mm.odd))
+    culprit = _message_culprit_fields(mm.odd, waiters, MESSAGE_CONFIDENCE, detail)
+    conf = MESSAGE_CONFIDENCE
+    ev = mm.event
+    evidence = (Match(OP_MISMATCH_ID, "collective_mismatch", "cause", ev, severity="high", confidence=conf),)
+    symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence if m.event is not ev)
+    hyps = (Hypothesis("collective_mismatch", conf, "rule", evidence, OP_MISMATCH_ID),) + tuple(
+        h for h in diag.hypotheses if h.root_cause != "collective_mismatch"
+    )
+    return dataclasses.replace(
+        diag,
+        verdict="failure",
+        root_cause="collective_mismatch",
+        title="Ranks timed out in different collectives at the same sequence id",
+        message=detail[0].upper() + detail[1:] + ".",
+        confidence=conf,
+        rule_id=OP_MISMATCH_ID,
+        severity="high",
+        hypotheses=hyps,
+        first_failure=ev,
+        evidence=evidence,
+        symptoms=(symptoms + diag.symptoms)[:50],
+        fix=_fix("collective_mismatch", culprit, diag.fix),
+        ranks=ranks_info,
+        culprit=culprit,
+    )
+
+
 def _message_culprit_fields(ranks: list[int], waiters: list[int], conf: float, detail: str) -> dict[str, object]:
     return {
         "ranks": ranks,
@@ -288,6 +360,8 @@ def decide(
     if flight is not None:
         ranks_info["flight_recorder"] = flight.to_dict()
     root = diag.root_cause
+    if root in WAITER_ROOTS and fa is None and (mm := op_mismatch(diag)) is not None:
+        return _op_mismatch_diagnosis(diag, mm, ranks_info)
     if root in WAITER_ROOTS and not culprit and (named := message_culprit(diag)):
         # the waiters' messages name the straggler: keep the rules' answer and evidence, name the rank(s)
         message = f"{diag.message} Culprit: {named['detail']}." if diag.message else str(named["detail"])
