@@ -246,8 +246,9 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # failed for good ends the run with the orchestrator's own failure report instead): Metaflow's runtime "Done!"
 # (``metaflow/runtime.py``; "Workflow failed." otherwise) and Kedro's runner "Pipeline execution completed
 # successfully" (``kedro/runner/runner.py``; "Pipeline execution failed" otherwise), Apache Airflow's "Marking run
-# <DagRun ...> successful" (``airflow/models/dagrun.py``; "... failed" otherwise)
-WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow"})
+# <DagRun ...> successful" (``airflow/models/dagrun.py``; "... failed" otherwise) and Luigi's "This progress looks :)"
+# (``luigi/execution_summary.py``; ":(" otherwise)
+WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi"})
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

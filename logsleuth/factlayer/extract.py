@@ -644,6 +644,11 @@ _FINISHED = lazy(
     # ``DagRun.update_state``: "Marking run <DagRun dag @ date: run_id, state:running, ...> successful"; a run with a
     # failed task is marked "failed" instead), as ``airflow dags test`` and the scheduler log it
     r"|(?P<airflow>\bMarking run <DagRun [^>]*> successful\b)"
+    # Luigi's execution summary when every scheduled task is done (``luigi/execution_summary.py`` ``_summary_format``:
+    # "This progress looks :) because there were no failed tasks or missing dependencies", or "... because there were
+    # failed tasks but they all succeeded in a retry"; a run with a task failed for good "looks :(")
+    r"|(?P<luigi>\bThis progress looks :\) because there were (?:no failed tasks or missing dependencies|failed tasks "
+    r"but they all succeeded in a retry))"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -735,6 +740,7 @@ _FINISHED_WORDS = (
     "Done!",
     "Pipeline execution completed successfully",
     "Marking run <DagRun",
+    "This progress looks :)",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
