@@ -247,8 +247,9 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # (``metaflow/runtime.py``; "Workflow failed." otherwise) and Kedro's runner "Pipeline execution completed
 # successfully" (``kedro/runner/runner.py``; "Pipeline execution failed" otherwise), Apache Airflow's "Marking run
 # <DagRun ...> successful" (``airflow/models/dagrun.py``; "... failed" otherwise) and Luigi's "This progress looks :)"
-# (``luigi/execution_summary.py``; ":(" otherwise)
-WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi"})
+# (``luigi/execution_summary.py``; ":(" otherwise) and Dagster's RUN_SUCCESS event (``dagster/_core/events``; RUN_FAILURE
+# otherwise)
+WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi", "dagster"})
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

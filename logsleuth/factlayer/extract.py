@@ -511,6 +511,12 @@ _RANK_GOT_SIGTERM = lazy(
 _CELERY_SIGHUP = lazy(r"\bRestarting celery worker \(")
 _TSL_SIGTERM = lazy(
     r"\bSIGTERM caught at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|\bTermination caught in main thread on preempted worker"
+    # Dagster's multiprocess executor when its process got a termination signal that no run-termination request of
+    # Dagster's own explains (``dagster/_core/executor/multiprocess.py``: "Multiprocess executor: received termination
+    # signal - forwarding to active child processes"; the run then fails with "Execution was interrupted unexpectedly.
+    # No user initiated termination request was found"): a signal from outside the run. Dagster's handler takes SIGTERM
+    # and SIGINT alike; a batch run's is most often SIGTERM (a time limit, a node drain).
+    r"|\bMultiprocess executor: received termination signal\b"
 )
 # Torque/PBS's MOM when it kills a job over a requested limit (``src/resmom/mom_main.c``, ``job_over_limit``/
 # ``kill_job``: "=>> PBS: job killed: walltime 259217 exceeded limit 259200", also "mem 2148532kb exceeded limit
@@ -649,6 +655,9 @@ _FINISHED = lazy(
     # failed tasks but they all succeeded in a retry"; a run with a task failed for good "looks :(")
     r"|(?P<luigi>\bThis progress looks :\) because there were (?:no failed tasks or missing dependencies|failed tasks "
     r"but they all succeeded in a retry))"
+    # Dagster's run-success event once every step succeeded (``dagster/_core/events/__init__.py``, RUN_SUCCESS:
+    # 'Finished execution of run for "<job>".'; a failed run's event is RUN_FAILURE: 'Execution of run for ... failed')
+    r"|(?P<dagster>\bRUN_SUCCESS - Finished execution of run for \")"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -741,6 +750,7 @@ _FINISHED_WORDS = (
     "Pipeline execution completed successfully",
     "Marking run <DagRun",
     "This progress looks :)",
+    "RUN_SUCCESS - Finished execution of run",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -1807,7 +1817,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         and ("ank" in text or "_signals" in text)
         and ("eceived" in text or "aught" in text)
         and _RANK_GOT_SIGTERM.search(text)
-        or "caught " in text
+        or ("caught " in text or "termination signal" in text)
         and _TSL_SIGTERM.search(text)
     ):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
