@@ -248,8 +248,9 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # successfully" (``kedro/runner/runner.py``; "Pipeline execution failed" otherwise), Apache Airflow's "Marking run
 # <DagRun ...> successful" (``airflow/models/dagrun.py``; "... failed" otherwise) and Luigi's "This progress looks :)"
 # (``luigi/execution_summary.py``; ":(" otherwise) and Dagster's RUN_SUCCESS event (``dagster/_core/events``; RUN_FAILURE
-# otherwise)
-WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi", "dagster"})
+# otherwise) and DVC's "Use `dvc push` to send your updates to remote storage." / "Ran experiment(s): ..."
+# (``dvc/commands/repro.py``, ``experiments/run.py``; "ERROR: failed to reproduce ..." otherwise)
+WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc"})
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

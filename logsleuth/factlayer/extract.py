@@ -146,6 +146,10 @@ _BILLIARD_EXIT = lazy(
 # Apache Airflow's task runner (``airflow/jobs/local_task_job_runner.py``, ``handle_task_exit``): "Task exited with
 # return code 1", a task killed by signal N as "Task exited with return code Negsignal.SIGKILL" (the negative return
 # code as Airflow's ``Negsignal`` enum) or "-9" in older releases
+# DVC when a stage's command failed (``dvc/stage/run.py`` ``cmd_run``: ``StageCmdFailedError`` "failed to run: <cmd>,
+# exited with <retcode>", shown by ``dvc repro`` as "ERROR: failed to reproduce '<stage>': failed to run: ..."); the
+# return code is subprocess's, so a negative one is the signal that killed the command ("exited with -11": SIGSEGV)
+_DVC_EXIT = lazy(r"\bfailed to run: .{1,2000}?, exited with (?P<code>-?\d+)\s*$")
 _AIRFLOW_EXIT = lazy(r"\bTask exited with return code (?:Negsignal\.(?P<name>SIG[A-Z]+)|(?P<code>-?\d+))")
 # systemd for a service's (or ``systemd-run`` unit's) main process (``src/core/service.c``, ``service_sigchld_event``):
 # "Main process exited, code=killed, status=9/KILL" - code=killed|dumped with a signal's number and name, or
@@ -658,6 +662,11 @@ _FINISHED = lazy(
     # Dagster's run-success event once every step succeeded (``dagster/_core/events/__init__.py``, RUN_SUCCESS:
     # 'Finished execution of run for "<job>".'; a failed run's event is RUN_FAILURE: 'Execution of run for ... failed')
     r"|(?P<dagster>\bRUN_SUCCESS - Finished execution of run for \")"
+    # DVC once ``dvc repro`` reproduced every changed stage (``dvc/commands/repro.py`` ``CmdRepro.run``: "Use `dvc push`
+    # to send your updates to remote storage.", printed only after ``repo.reproduce`` returned; a failed stage raises
+    # "ERROR: failed to reproduce ..." instead), and ``dvc exp run``'s "Ran experiment(s): <name>"
+    # (``dvc/commands/experiments/run.py``)
+    r"|(?P<dvc>^Use `dvc push` to send your updates to remote storage\.|^Ran experiment\(s\): \S)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -751,6 +760,8 @@ _FINISHED_WORDS = (
     "Marking run <DagRun",
     "This progress looks :)",
     "RUN_SUCCESS - Finished execution of run",
+    "to send your updates to remote storage",
+    "Ran experiment(s): ",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -1026,6 +1037,7 @@ _CI_WORDS = (
     "steps are invalid in this epoch",
     "non-finite",
     "not finite",
+    "failed to run: ",  # DVC's stage failure (``_DVC_EXIT``)
 )
 _NANINF = re.compile(r"(?i)\b(?:nan|inf|infinity)\b")
 
@@ -1226,6 +1238,10 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
                 detail="pool worker",
                 proc=plausible.pid(m["pid"]),
             )
+    if "failed to run: " in text and (m := _DVC_EXIT.search(text)):
+        code = _code(m["code"])
+        if code:
+            _exit(ev, out, code, "dvc", signal=_signal(str(-code)) if code < 0 else None)
     if "Task exited with return code" in text and (m := _AIRFLOW_EXIT.search(text)):
         code = _code(m["code"])
         if m["name"] or code:
