@@ -20,7 +20,6 @@ _INHERITED: dict[str, Any] = {}  # set just before forking: a forked worker find
 # last long batch while the other idles (~1 s of analysis at a few MB/s)
 BATCH_BYTES = 4 << 20
 TERMINATE_WAIT_S = 10.0  # how long Ctrl-C waits for the pool to wind down before escalating (``_terminate``)
-POLL_S = 0.5  # the parent wakes this often while it waits on workers, so that a Ctrl-C is acted on (``_first_done``)
 
 
 def _worker_init(rules_blob: bytes | None, model: bool, max_job_bytes: int | None) -> None:
@@ -99,6 +98,7 @@ def _run_local(
             emit(job, analyze_job(job, rules, model=model, max_job_bytes=max_job_bytes))
         return
     from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
     queue = deque(batches(todo, max_jobs=batch_size(len(todo), workers), max_bytes=BATCH_BYTES))
@@ -114,9 +114,7 @@ def _run_local(
             job = suspects.pop()
             solo = _pool(1, rules, model, max_job_bytes)
             try:
-                fut = solo.submit(_worker_run, [job])
-                _first_done([fut])
-                row = fut.result()[0]
+                row = solo.submit(_worker_run, [job]).result()[0]
             except BrokenProcessPool:
                 row = error_row(job, "the worker process analysing this job died (killed by the OS, out of memory?)")
             except BaseException:
@@ -135,7 +133,7 @@ def _run_local(
                 while queue and len(in_flight) < n + 1:
                     batch = queue.popleft()
                     in_flight[pool.submit(_worker_run, batch)] = batch
-                done = _first_done(list(in_flight))
+                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
                 broken = False
                 for fut in done:
                     batch = in_flight.pop(fut)
@@ -158,21 +156,6 @@ def _run_local(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             _INHERITED.clear()
-
-
-def _first_done(futures: list[Any]) -> set[Any]:
-    """Block until at least one of ``futures`` is done; returns the done ones.
-
-    Waits in ``POLL_S`` steps rather than once without a timeout: Python runs a signal's handler only in the main
-    thread, between bytecodes, and an untimed wait sleeps in a lock that a SIGINT taken by another of this process's
-    threads (the pool's manager and queue-feeder threads) does not wake. A scan once sat in such a wait for 14 min
-    after its Ctrl-C (tests/test_scan.py, on a loaded machine)."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    while True:
-        done, _ = wait(futures, timeout=POLL_S, return_when=FIRST_COMPLETED)
-        if done:
-            return done
 
 
 def _terminate(pool: Any) -> None:
