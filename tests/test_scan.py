@@ -282,6 +282,10 @@ def test_progress_bar_only_on_a_terminal_and_not_in_ci(monkeypatch: pytest.Monke
     assert "1/2 jobs, 2/3 files" in drawn and "2.0 MB" in drawn
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_workers_and_leaves_no_output(tmp_path: Path) -> None:
     arch = tmp_path / "arch"
     for i in range(3):
@@ -292,9 +296,13 @@ def test_ctrl_c_stops_the_workers_and_leaves_no_output(tmp_path: Path) -> None:
     out = tmp_path / "out.parquet"
     cache = tmp_path / "cache.jsonl"
     env = dict(os.environ, CI="true")
+    # SIGINT as a terminal leaves it: a runner started in the background of a non-interactive shell (`cmd &` without
+    # job control, as `nohup bash .ci/run &` does) passes SIGINT on ignored, and a Python started with SIGINT ignored
+    # installs no KeyboardInterrupt handler, so the scan would rightly sit through the Ctrl-C (seen twice: 14 min)
     proc = subprocess.Popen([sys.executable, "-m", "logsleuth", "scan", str(arch), str(fifo), "-o", str(out),
                              "--cache", str(cache), "-j", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                            preexec_fn=_sigint_default)
     deadline = time.time() + 120
     while time.time() < deadline and not (cache.exists() and cache.read_text().count("\n") >= 3):
         time.sleep(0.1)
