@@ -231,29 +231,10 @@ def _op_mismatch_diagnosis(diag: Diagnosis, mm: OpMismatch, ranks_info: dict[str
     detail = f"at sequence id {mm.seq} the watchdogs timed out in different collectives: " + "; ".join(parts)
     waiters = sorted({r for op_ranks in mm.ops.values() for r in op_ranks} - set(mm.odd))
     culprit = _message_culprit_fields(mm.odd, waiters, MESSAGE_CONFIDENCE, detail)
-    conf = MESSAGE_CONFIDENCE
-    ev = mm.event
-    evidence = (Match(OP_MISMATCH_ID, "collective_mismatch", "cause", ev, severity="high", confidence=conf),)
-    symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence if m.event is not ev)
-    hyps = (Hypothesis("collective_mismatch", conf, "rule", evidence, OP_MISMATCH_ID),) + tuple(
-        h for h in diag.hypotheses if h.root_cause != "collective_mismatch"
-    )
-    return dataclasses.replace(
-        diag,
-        verdict="failure",
-        root_cause="collective_mismatch",
-        title="Ranks timed out in different collectives at the same sequence id",
-        message=detail[0].upper() + detail[1:] + ".",
-        confidence=conf,
-        rule_id=OP_MISMATCH_ID,
-        severity="high",
-        hypotheses=hyps,
-        first_failure=ev,
-        evidence=evidence,
-        symptoms=(symptoms + diag.symptoms)[:50],
-        fix=_fix("collective_mismatch", culprit, diag.fix),
-        ranks=ranks_info,
-        culprit=culprit,
+    title = "Ranks timed out in different collectives at the same sequence id"
+    message = detail[0].upper() + detail[1:] + "."
+    return _recast(
+        diag, "collective_mismatch", mm.event, MESSAGE_CONFIDENCE, OP_MISMATCH_ID, title, message, culprit, ranks_info
     )
 
 
@@ -403,16 +384,6 @@ def decide(
         conf = STALL_CONFIDENCE
         rule_id = "rank-progress"
     conf = round(float(conf), 3)
-    symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence if m.event is not ev) + diag.symptoms
-    evidence: tuple[Match, ...] = ()
-    if ev is not None:
-        evidence = (Match(rule_id, new_root, "cause", ev, severity="high", confidence=conf),)
-    if new_root == root:
-        evidence += diag.evidence
-        symptoms = diag.symptoms
-    hyps = (Hypothesis(new_root, conf, diag.method if new_root == root else "rule", evidence[:1], rule_id),) + tuple(
-        h for h in diag.hypotheses if h.root_cause != new_root
-    )
     detail = str(culprit.get("detail") or "")
     if new_root == "silent_hang":
         title = taxonomy_title("silent_hang")
@@ -423,6 +394,34 @@ def decide(
     else:
         title = diag.title if new_root == root else taxonomy_title(new_root)
         message = f"{diag.message} Culprit: {detail}" if detail and diag.message else (detail or diag.message)
+    return _recast(diag, new_root, ev, conf, rule_id, title, message, culprit, ranks_info)
+
+
+def _recast(
+    diag: Diagnosis,
+    new_root: str,
+    ev: Event | None,
+    conf: float,
+    rule_id: str,
+    title: str,
+    message: str,
+    culprit: dict[str, object],
+    ranks_info: dict[str, object],
+) -> Diagnosis:
+    """``diag`` as a failure of ``new_root``, the reading at ``ev`` (``rule_id``, confidence ``conf``) its first
+    evidence. When the root cause changes, the rules' evidence becomes symptoms and the fix is the hang's own; when it
+    stays, their evidence and fix are kept after it."""
+    same = new_root == diag.root_cause
+    symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence if m.event is not ev) + diag.symptoms
+    evidence: tuple[Match, ...] = ()
+    if ev is not None:
+        evidence = (Match(rule_id, new_root, "cause", ev, severity="high", confidence=conf),)
+    if same:
+        evidence += diag.evidence
+        symptoms = diag.symptoms
+    hyps = (Hypothesis(new_root, conf, diag.method if same else "rule", evidence[:1], rule_id),) + tuple(
+        h for h in diag.hypotheses if h.root_cause != new_root
+    )
     return dataclasses.replace(
         diag,
         verdict="failure",
@@ -430,13 +429,13 @@ def decide(
         title=title,
         message=message,
         confidence=conf,
-        rule_id=rule_id if new_root != root else diag.rule_id,
+        rule_id=diag.rule_id if same else rule_id,
         severity="high",
         hypotheses=hyps,
         first_failure=ev if ev is not None else diag.first_failure,
         evidence=evidence,
         symptoms=symptoms[:50],
-        fix=_fix(new_root, culprit, diag.fix if new_root == root else Fix()),
+        fix=_fix(new_root, culprit, diag.fix if same else Fix()),
         ranks=ranks_info,
         culprit=culprit,
     )

@@ -262,8 +262,12 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if diag.verdict not in ("failure", "unknown") or first is None:
         return diag
     t_first = evidence.time_of(first) or first.time
-    reports = [(_point(evidence, f.event), f) for f in evidence.facts if isinstance(f, RunFinished)]
-    done = [(p, f) for p, f in reports if f.by in WHOLE_RUN_FINISH and _after(p, first.path, first.end_line, t_first)]
+    reports = [
+        (_point(evidence, f.event), f)
+        for f in evidence.facts
+        if isinstance(f, RunFinished) and f.by in WHOLE_RUN_FINISH
+    ]
+    done = [(p, f) for p, f in reports if _after(p, first.path, first.end_line, t_first)]
     if not done:
         return diag
     last, by = max(done, key=lambda d: (d[0][2] or datetime.min, d[0][1]))

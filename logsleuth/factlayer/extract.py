@@ -143,13 +143,13 @@ _BILLIARD_EXIT = lazy(
     r"(?:Worker exited prematurely: |\bpid:(?P<pid>\d+) exited with ')"
     r"(?:signal (?P<num>\d+) \((?P<name>SIG[A-Z]+)\)|exitcode (?P<code>-?\d+))"
 )
-# Apache Airflow's task runner (``airflow/jobs/local_task_job_runner.py``, ``handle_task_exit``): "Task exited with
-# return code 1", a task killed by signal N as "Task exited with return code Negsignal.SIGKILL" (the negative return
-# code as Airflow's ``Negsignal`` enum) or "-9" in older releases
 # DVC when a stage's command failed (``dvc/stage/run.py`` ``cmd_run``: ``StageCmdFailedError`` "failed to run: <cmd>,
 # exited with <retcode>", shown by ``dvc repro`` as "ERROR: failed to reproduce '<stage>': failed to run: ..."); the
 # return code is subprocess's, so a negative one is the signal that killed the command ("exited with -11": SIGSEGV)
 _DVC_EXIT = lazy(r"\bfailed to run: .{1,2000}?, exited with (?P<code>-?\d+)\s*$")
+# Apache Airflow's task runner (``airflow/jobs/local_task_job_runner.py``, ``handle_task_exit``): "Task exited with
+# return code 1", a task killed by signal N as "Task exited with return code Negsignal.SIGKILL" (the negative return
+# code as Airflow's ``Negsignal`` enum) or "-9" in older releases
 _AIRFLOW_EXIT = lazy(r"\bTask exited with return code (?:Negsignal\.(?P<name>SIG[A-Z]+)|(?P<code>-?\d+))")
 # systemd for a service's (or ``systemd-run`` unit's) main process (``src/core/service.c``, ``service_sigchld_event``):
 # "Main process exited, code=killed, status=9/KILL" - code=killed|dumped with a signal's number and name, or
@@ -1241,7 +1241,7 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     if "failed to run: " in text and (m := _DVC_EXIT.search(text)):
         code = _code(m["code"])
         if code:
-            _exit(ev, out, code, "dvc", signal=_signal(str(-code)) if code < 0 else None)
+            _exit(ev, out, code, "dvc")
     if "Task exited with return code" in text and (m := _AIRFLOW_EXIT.search(text)):
         code = _code(m["code"])
         if m["name"] or code:

@@ -205,9 +205,9 @@ class GpuHardware(Fact):
 
     Attributes:
         what: ``xid`` | ``fallen_off_bus`` | ``ecc`` | ``pcie_aer`` | ``nvidia_smi_error`` | ``rm_status`` (a driver
-            status that needs a GPU reset, ``tables.RM_HARDWARE_STATUS``) | ``rm_init_failed`` (the kernel module could not initialise the GPU at
-            probe) | ``driver_mismatch`` (user-space driver and
-            kernel module of different versions; not the hardware).
+            status that needs a GPU reset, ``tables.RM_HARDWARE_STATUS``) | ``rm_init_failed`` (the kernel module
+            could not initialise the GPU at probe) | ``driver_mismatch`` (user-space driver and kernel module of
+            different versions; not the hardware).
         xid: the Xid number (``what == "xid"``), else None.
         meaning: the catalog's meaning (``tables.XID``) or the line's own words.
         hardware: True when the catalog says the device/link failed (not the application), False for
