@@ -7,7 +7,8 @@ log, whose label is the cause the benchmark expects:
 
 - ``trainer``: HF Trainer / Lightning progress, loss and tqdm lines -> an HF Trainer rank's IndexError traceback.
 - ``ray``: Ray driver output, ``(Actor pid=, ip=)``-prefixed worker lines -> a rollout actor's RayTaskError.
-- ``nccl``: ``NCCL_DEBUG=INFO`` init/channel/ring/P2P lines (85 %) among trainer lines -> a watchdog timeout.
+- ``nccl``: ``NCCL_DEBUG=INFO`` init/channel/ring/P2P lines (85 %) among trainer lines -> a watchdog timeout; the
+  NCCL lines' own prefixes (host:pid:tid [cudaDev]) are those of one 64-process job (8 nodes x 8 GPUs).
 - ``torchrun``: a 64-rank ``torchrun --log-dir`` tree (``attempt_0/<local_rank>/{stdout,stderr}.log``) of trainer
   lines, ranks 0-1 ending with a real stalled-rank run's files and its ``error.json``.
 - ``small``: ``--small-jobs`` folders, each one single-file corpus job copied as is (cycling through the manifest).
@@ -122,11 +123,29 @@ def _nccl_info_lines() -> list[str]:
     return out
 
 
+# NCCL's own prefix (``src/debug.cc``: "%s:%d:%d [%d] NCCL ", host, pid, tid, cudaDev)
+_NCCL_PREFIX = re.compile(r"[^\s:\[\]()]+:\d+:\d+ \[\d+\](?= NCCL )")
+NCCL_HOSTS, NCCL_GPUS = 8, 8  # the ``nccl`` shape's job: 8 nodes of 8 GPUs, one process per GPU
+
+
+def _job_processes(rnd: random.Random) -> list[str]:
+    """NCCL prefixes of one job's processes: ``NCCL_HOSTS`` x ``NCCL_GPUS`` processes (host, pid, cudaDev), each
+    printing from three threads (main, proxy, progress), as a real job's NCCL_DEBUG=INFO output does."""
+    out = []
+    for h in range(NCCL_HOSTS):
+        for g in range(NCCL_GPUS):
+            pid = rnd.randrange(1000, 400000)
+            out += [f"gpu-node-{h:02d}:{pid}:{pid + t} [{g}]" for t in (0, rnd.randrange(50, 900), rnd.randrange(900, 2000))]
+    return out
+
+
 def _randomised(pools: list[tuple[list[str], float]], nbytes: int, rnd: random.Random,
-                matches=None) -> bytes:  # noqa: ANN001 - _rule_matcher's function
+                matches=None, processes: list[str] | None = None) -> bytes:  # noqa: ANN001 - _rule_matcher's function
     """``nbytes`` of lines drawn from ``pools`` (``(lines, share)``), numbers randomised. A line that a rule concerns
     once its numbers are randomised (``matches``: a Megatron ``loss scale: 65536.0`` drawn as ``0.0``, DeepSpeed's
-    "OVERFLOW! ... reducing to 32768" drawn as "to 2", a time line moved years) is drawn again: noise stays healthy."""
+    "OVERFLOW! ... reducing to 32768" drawn as "to 2", a time line moved years) is drawn again: noise stays healthy.
+    With ``processes``, an NCCL line's own prefix is one of them (a job has a fixed set of processes; randomised
+    hosts and pids would make every line a new process)."""
     def vary(m: re.Match[str]) -> str:
         if m.group(1):
             return m.group(1)
@@ -139,6 +158,8 @@ def _randomised(pools: list[tuple[list[str], float]], nbytes: int, rnd: random.R
     while size < nbytes:
         lines = rnd.choices(pools, weights=shares)[0][0]
         line = _NUMBERS.sub(vary, rnd.choice(lines))
+        if processes:
+            line = _NCCL_PREFIX.sub(lambda _m: rnd.choice(processes), line, count=1)
         if matches is not None and matches(line):
             continue
         out.append(line)
@@ -184,7 +205,7 @@ def build(directory: Path, mb: int, small_jobs: int, seed: int = 0) -> dict:
     meta: dict = {"key": key, "mb": mb, "shapes": {}, "pool_lines": {k: len(v[0][0]) for k, v in pools.items()}}
     matches = _rule_matcher()
     for shape, pool in pools.items():
-        unique = _randomised(pool, UNIQUE_BYTES, rnd, matches)
+        unique = _randomised(pool, UNIQUE_BYTES, rnd, matches, _job_processes(rnd) if shape == "nccl" else None)
         tail = CORPUS / TAILS[shape]
         if shape != "torchrun":
             path = out / f"{shape}.log"

@@ -50,7 +50,8 @@ GATE: tuple[str, ...] = (
     r"\d[ \t]+\d+\.\d+[ \t]+\d+\.\d+",
     # NCCL's communicator Init lines (``reason.CollTrace``; its COLL trace calls are read by ``CollTrace.tap``)
     r"commId 0x",
-    r"via P2P/(?:CUMEM|MNNVL|IPC)",
+    # (NCCL's "via P2P/CUMEM|MNNVL|IPC" channel lines are read by ``rules.linegate._tap_p2p_channels``: the first per
+    # process and transport)
     r"fallen off",
     r"Unknown Error",
     r"NVIDIA-SMI",

@@ -215,7 +215,8 @@ class GateView:
     already knows (``versions``: the first one printed wins, so later version lines change nothing). World-size
     lines (``facts.find_world_size``, the largest wins) are read by the gate itself, parsed or not: ``world_size``.
     Of NCCL's ``comm 0x.. rank R nranks N`` lines (one per rank and communicator) only the first per host and rank
-    (``comm_ranks``, at most ``MAX_COMM_RANKS``) is parsed: the rank and host then count as seen.
+    (``comm_ranks``, at most ``MAX_COMM_RANKS``) is parsed: the rank and host then count as seen. Of its P2P channel
+    lines, only each process's first per transport (``p2p_procs``, ``_tap_p2p_channels``).
 
     ``notable_room()``: whether the job's list of notable lines has room left (lines that are at most warnings
     matter only for it: ``parse.gate.WARNING_WORDS``).
@@ -223,7 +224,16 @@ class GateView:
     line must be parsed (it is more than an info line on its own), at most ``MAX_FOLDED``.
     """
 
-    __slots__ = ("context_hits", "versions", "world_size", "comm_ranks", "notable_room", "folded", "colls")
+    __slots__ = (
+        "context_hits",
+        "versions",
+        "world_size",
+        "comm_ranks",
+        "p2p_procs",
+        "notable_room",
+        "folded",
+        "colls",
+    )
 
     def __init__(
         self,
@@ -235,6 +245,7 @@ class GateView:
         self.versions = versions
         self.world_size: int | None = None
         self.comm_ranks: set[bytes] = set()
+        self.p2p_procs: set[bytes] = set()  # ``_tap_p2p_channels``: (host:pid, transport) whose channel line was kept
         self.notable_room = notable_room
         self.folded: dict[bytes, bool] = {}
         self.colls: Any = None  # the job's ``factlayer.reason.CollTrace``: NCCL's COLL trace is read on the raw blocks
@@ -289,11 +300,49 @@ def _tap(block: bytes, seen: Any) -> list[int]:
     """The lines of ``block`` that facts read on the raw block still want parsed: world sizes (``_tap_world_size``)
     and NCCL's COLL trace (``CollTrace.tap``; without a ``GateView.colls`` every call line is parsed, as before)."""
     keep = _tap_world_size(block, seen)
+    if b"via P2P/" in block:
+        keep += _tap_p2p_channels(block, seen)
     colls = seen.colls if isinstance(seen, GateView) else None
     if colls is not None:
         keep += colls.tap(block)
     elif b": opCount " in block:
         keep += [m.end() for m in COLL_CALL_WORDS.finditer(block)]
+    return keep
+
+
+# NCCL's P2P channel line (``src/transport/p2p.cc``: "Channel %02d%s : %d[%d] -> %d[%d] via P2P/%s%s%s", the
+# transport CUMEM or MNNVL when ``ncclCuMemEnable()``, IPC otherwise), and the process in NCCL's own prefix
+# (``src/debug.cc``: "%s:%d:%d [%d] NCCL INFO ", host, pid, tid, cudaDev)
+_P2P_CHANNEL = re.compile(rb"via P2P/(CUMEM|MNNVL|IPC)\b")
+_NCCL_PROCESS = re.compile(rb"([^\s:\[\]()]+):(\d+):\d+ \[\d+\] NCCL INFO $")
+MAX_P2P_PROCESSES = 1 << 16
+
+
+def _tap_p2p_channels(block: bytes, seen: Any) -> list[int]:
+    """The NCCL P2P channel lines of ``block`` to parse: each process's first line per transport (``NcclCuMem``: the
+    setting a process's channels show; ``reason.CuMemSides`` keeps only that first statement). A job prints one such
+    line per channel, peer and communicator (thousands in a single-node job with NCCL_DEBUG=INFO), each also keeping
+    its neighbours parsed. Lines whose process is not in NCCL's own prefix, or not plain ASCII, and every line when
+    ``seen`` is no ``GateView``: all kept."""
+    procs = seen.p2p_procs if isinstance(seen, GateView) else None
+    keep: list[int] = []
+    for m in _P2P_CHANNEL.finditer(block):
+        if procs is None:
+            keep.append(m.end())
+            continue
+        line_start = block.rfind(b"\n", 0, m.start()) + 1
+        line_end = block.find(b"\n", m.end())
+        info = block.rfind(b"NCCL INFO ", line_start, m.start())
+        who = _NCCL_PROCESS.search(block, line_start, info + 10) if info >= 0 else None
+        if who is None or PLAIN_LINE.match(block, line_start, line_end if line_end >= 0 else len(block)) is None:
+            keep.append(m.end())
+            continue
+        key = who[1] + b":" + who[2] + b" " + m[1]
+        if key not in procs and len(procs) < MAX_P2P_PROCESSES:
+            procs.add(key)
+            keep.append(m.end())
+        elif len(procs) >= MAX_P2P_PROCESSES:
+            keep.append(m.end())
     return keep
 
 
