@@ -115,4 +115,11 @@ NOTES = {
         "node ever starts; torchrun's static TCPStore on node 0 waits (--rdzv-conf timeout=45) and gives up with 1/2 "
         "clients joined, the train_model step fails. evidence: 'torch.distributed.DistStoreError: Timed out after 46 "
         "seconds waiting for clients. 1/2 clients joined.', 'Step train_model failed.', 'job exited with 1'"),
+    "zen-gearbox-notebook-port-retried": (
+        f"port_in_use: {W}; a python -m http.server left running on the master port 33147 and the train step has "
+        "StepRetryConfig(max_retries=1, delay=10) (--train-retries 1); the server stays, both attempts fail with "
+        "EADDRINUSE and ZenML gives up after the retry. evidence: 'torch.distributed.DistNetworkError: The server "
+        "socket has failed to listen on any local network address. port: 33147, useIpv6: false, code: -98, name: "
+        "EADDRINUSE, message: address already in use', 'Sleeping for 10 seconds before retrying step `train_model`.', "
+        "'Failed to run step `train_model` after 1 retries.', 'job exited with 1'"),
 }
