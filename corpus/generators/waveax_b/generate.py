@@ -131,6 +131,8 @@ SCENARIOS = [
              timeout=300),
     Scenario(P + "node-drain", "job_preempted", ECO, zr(33135, LONG), r"epoch 3 step", prep=DATA,
              trigger=((r"\[rank0\] epoch 3 step 10", "term"),), timeout=240, linger=True),
+    Scenario(P + "cron-limit", "job_preempted", ECO, zr(33149, LONG, wrap="timeout 55 "),
+             r"epoch \d+ step[\s\S]*job exited with 124", prep=DATA, timeout=200, linger=True),
     Scenario(P + "ssh-closed", "terminal_hangup", ECO, zr(33137, LONG), r"epoch 2 step", prep=DATA,
              trigger=((r"\[rank0\] epoch 2 step 10", "hup"),), timeout=240, linger=True),
     Scenario(P + "batch-config", "batch_size_mismatch", ECO, zr(33139, "--micro-batch 64"),

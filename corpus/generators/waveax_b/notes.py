@@ -122,4 +122,11 @@ NOTES = {
         "socket has failed to listen on any local network address. port: 33147, useIpv6: false, code: -98, name: "
         "EADDRINUSE, message: address already in use', 'Sleeping for 10 seconds before retrying step `train_model`.', "
         "'Failed to run step `train_model` after 1 retries.', 'job exited with 1'"),
+    "zen-gearbox-cron-limit": (
+        f"job_preempted: {W}, 30 epochs with --step-delay 0.05; the nightly cron line wraps the launch in `timeout 55`; "
+        "the limit hits in epoch 16, timeout's SIGTERM reaches the pipeline process and torchrun, ZenML requests "
+        "shutdown of the step and fails it with RunInterruptedException, the shell reports timeout's 124. evidence: "
+        "'Received signal 15. Requesting shutdown for step run `train_model`...', 'torch.distributed.elastic."
+        "multiprocessing.api.SignalException: Process 22721 got signal: 15', 'zenml.exceptions.RunInterruptedException: "
+        "The execution was interrupted.', 'job exited with 124'"),
 }
