@@ -88,7 +88,15 @@ def _rule_matcher():  # noqa: ANN202
     from logsleuth.parse import parse_text
 
     rules = load_rules()
-    pats = [regex.compile(p) for r in rules.rules for p in (*r.spec.match.any, *r.spec.match.all)]
+    # a rule that counts only matches among its file's last lines (``tail_lines``: NCCL's P2P channel lines for a hang
+    # in P2P set-up) does not concern a line in the middle of a log: such lines stay noise (NCCL_DEBUG=INFO's channel
+    # lines are most of a single-node job's NCCL output)
+    pats = [
+        regex.compile(p)
+        for r in rules.rules
+        if r.spec.tail_lines is None
+        for p in (*r.spec.match.any, *r.spec.match.all)
+    ]
 
     def matches(line: str) -> bool:
         # any typed fact counts, not only those a rule fires on alone: facts that take several lines to mean something

@@ -21,13 +21,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from .flight import FlightAnalysis
 from .progress import RankProgress, SilentFirst, last_progress_time, silent_first, typical_step_seconds
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix, Hypothesis, Match
+
+if TYPE_CHECKING:
+    from .factlayer.kinds import Fact
 
 FACT_DECIDED = frozenset({"silent_hang"})  # root causes decided here from facts, with no rule of their own
 WAITER_ROOTS = frozenset(
@@ -48,6 +53,13 @@ _RANK_IN_TEXT = re.compile(r"\[Rank (\d+)\]")
 MIN_MISMATCH_SEQ = 100  # ``op_mismatch``: below this, two process groups' sequence ids may coincide
 OP_MISMATCH_ID = "watchdog-op-mismatch"  # the evidence id of ``op_mismatch``'s reading (no rule file: a fact)
 STALL_CONFIDENCE = 0.85  # silent_hang when progress stopped long before the job was killed from outside
+# silent_hang when a job stopped from outside had a worker that ignored its launcher's SIGTERM for the whole grace
+# period (torchrun's "Unable to shutdown process N via 15, forcefully exiting via 9"): a stuck process - SIGSTOPped,
+# in uninterruptible sleep, or in native code that never returns to run its handler (pytorch/pytorch#115219: "jobs
+# training stuck where one of the trainer goes down while others are stuck in c++ land and hence not handling the
+# sigterm"); lower than a measured stall: a SIGTERM handler saving a large checkpoint can outlast the grace period too
+UNHEEDED_CONFIDENCE = 0.7
+UNHEEDED_ID = "sigterm-unheeded"
 FR_DOCS = "https://docs.pytorch.org/tutorials/unstable/flight_recorder_tutorial.html"
 NCCL_ENV_DOCS = "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html"
 
@@ -73,6 +85,26 @@ def stall_facts(progress: dict[int, RankProgress], end: datetime | None) -> Stal
         return Stall(None, step, False)
     gap = (end - last).total_seconds()
     return Stall(round(gap, 3), step, gap >= max(STALL_FACTOR * (step or 0.0), STALL_MIN_SECONDS))
+
+
+def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:
+    """The first launcher line saying a worker ignored SIGTERM for the whole grace period and was SIGKILLed: torchrun's
+    agent and ``torch.multiprocessing.spawn`` (``torch/distributed/elastic/multiprocessing/api.py`` ``_close``,
+    ``torch/multiprocessing/spawn.py`` ``ProcessContext.join``: "Unable to shutdown process N via 15, forcefully
+    exiting via 9"), read as a launcher ``SignalFact`` SIGKILL; None when there is none."""
+    from .factlayer.kinds import SignalFact
+
+    return next(
+        (
+            f.event
+            for f in facts
+            if isinstance(f, SignalFact)
+            and f.signal == "SIGKILL"
+            and f.sender == "launcher"
+            and "Unable to shutdown process" in f.event.text
+        ),
+        None,
+    )
 
 
 def _flight_event(fa: FlightAnalysis) -> Event:
@@ -322,7 +354,12 @@ def generic_fix(root: str) -> Fix:
 
 
 def decide(
-    diag: Diagnosis, *, flight: FlightAnalysis | None, progress: dict[int, RankProgress], end: datetime | None
+    diag: Diagnosis,
+    *,
+    flight: FlightAnalysis | None,
+    progress: dict[int, RankProgress],
+    end: datetime | None,
+    unheeded: Event | None = None,
 ) -> Diagnosis:
     """Return ``diag`` with the culprit named (``culprit`` field, ``first_failure``) and ``silent_hang`` decided.
 
@@ -331,6 +368,8 @@ def decide(
         flight: the Flight Recorder analysis of the job's dumps, or None without dumps.
         progress: per-rank progress (``progress.ProgressTracker.ranks``), times in the job's year form.
         end: the time of the job's last timed line (same year form).
+        unheeded: the launcher's line saying a worker did not exit on SIGTERM within its grace period and was
+            SIGKILLed (``unheeded_sigterm``), or None.
     """
     sf = silent_first(progress)
     stall = stall_facts(progress, end)
@@ -359,6 +398,7 @@ def decide(
         (fa is not None)
         or (stall.stalled and root in ("job_preempted", "terminal_hangup", "silent_hang"))
         or (sf is not None and sf.reason == "behind" and root in ("no_failure", "silent_hang"))
+        or (unheeded is not None and root in ("job_preempted", "terminal_hangup"))
     ):
         new_root = "collective_mismatch" if fa and fa.verdict == "mismatch" else "silent_hang"
     else:  # a crash, OOM, config error...: the dumps/progress are consequences; keep the answer, show the facts
@@ -371,6 +411,13 @@ def decide(
         ev = _flight_event(fa)
         conf = _number(culprit["confidence"])
         rule_id = "flight-recorder"
+    elif (
+        unheeded is not None and new_root == "silent_hang" and not stall.stalled and not (sf and sf.reason == "behind")
+    ):
+        # nothing in the progress says which rank stopped: the worker that could not be stopped says it was stuck
+        ev = unheeded
+        conf = UNHEEDED_CONFIDENCE
+        rule_id = UNHEEDED_ID
     elif sf is not None:
         ev = _progress_event(sf.progress[0])
         conf = (
@@ -388,6 +435,12 @@ def decide(
     if new_root == "silent_hang":
         title = taxonomy_title("silent_hang")
         gap = f"no progress for {stall.gap_s:.0f}s before the log ends" if stall.gap_s else "no progress at the end"
+        if ev is unheeded and unheeded is not None:
+            gap = (
+                f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "
+                f"({unheeded.path}:{unheeded.line}): it was stuck (stopped, or blocked where the signal could not end "
+                "it) when the job was stopped from outside"
+            )
         message = f"{gap}; {detail}" if detail else gap
     elif new_root == "collective_mismatch" and fa is not None:
         title, message = "Ranks issued different collectives (Flight Recorder)", detail

@@ -36,6 +36,7 @@ from .facts import find_versions, find_world_size
 from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
 from .hang import decide as decide_hang
+from .hang import unheeded_sigterm
 from .interrupted import interrupted_while_waiting
 from .jobfiles import error_file_event, error_files, infer
 from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
@@ -655,7 +656,13 @@ def decide(
             diag = combine(first, lambda: clf.vote(notable, tail, first, explain=explain), rules, explain=explain)
     # hangs: the culprit rank from Flight Recorder dumps or per-rank progress, and silent_hang (after the model,
     # which does not know the culprit facts)
-    diag = decide_hang(diag, flight=evidence.flight, progress=dict(evidence.progress), end=job_end(evidence))
+    diag = decide_hang(
+        diag,
+        flight=evidence.flight,
+        progress=dict(evidence.progress),
+        end=job_end(evidence),
+        unheeded=unheeded_sigterm(evidence.facts),
+    )
     diag = ranks_in_different_collectives(evidence, diag)  # timeouts in different collectives: a mismatch
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown
     diag = version_warned_before_failure(evidence, diag)  # unexplained failure after a library's version warning

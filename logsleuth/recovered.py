@@ -249,8 +249,11 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # <DagRun ...> successful" (``airflow/models/dagrun.py``; "... failed" otherwise) and Luigi's "This progress looks :)"
 # (``luigi/execution_summary.py``; ":(" otherwise) and Dagster's RUN_SUCCESS event (``dagster/_core/events``; RUN_FAILURE
 # otherwise) and DVC's "Use `dvc push` to send your updates to remote storage." / "Ran experiment(s): ..."
-# (``dvc/commands/repro.py``, ``experiments/run.py``; "ERROR: failed to reproduce ..." otherwise)
-WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc"})
+# (``dvc/commands/repro.py``, ``experiments/run.py``; "ERROR: failed to reproduce ..." otherwise) and Snakemake's
+# "N of N steps (100%) done" (``snakemake/logging.py``; "Exiting because a job execution failed" otherwise) and
+# ZenML's "Pipeline run has finished in `...`." (``zenml/orchestrators/local/local_orchestrator.py``; a failed step
+# raises before it)
+WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml"})
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:

@@ -161,6 +161,9 @@ KNOWN_FLAGGED = {
     # wave AT: Prefect's result persistence on a full volume, logged at ERROR with tracebacks ("No space left on
     # device"); Prefect went on without the stored results and the flow completed
     "logs/run-waveat-c-prefect-yield-result-store/job.log",
+    # wave AX: `pyflyte run` failed on a port clash and a developer's shell loop ran it again, which trained to the
+    # end; a local Flyte run prints no word of its own for a run that succeeded
+    "logs/run-waveax-c-flyte-milk-healthy-port-retry/job.log",
 }
 
 

@@ -521,6 +521,11 @@ _TSL_SIGTERM = lazy(
     # No user initiated termination request was found"): a signal from outside the run. Dagster's handler takes SIGTERM
     # and SIGINT alike; a batch run's is most often SIGTERM (a time limit, a node drain).
     r"|\bMultiprocess executor: received termination signal\b"
+    # Snakemake's scheduler, whose handler for SIGTERM (``snakemake/scheduler.py``: ``signal.signal(signal.SIGTERM,
+    # self.exit_gracefully)``) sets a graceful user kill: "Will exit after finishing currently running jobs
+    # (scheduler)."; it starts no new job and the workflow ends unfinished. Ctrl-C (SIGINT) prints "Terminating
+    # processes on user request" instead.
+    r"|\bWill exit after finishing currently running jobs \(scheduler\)\."
 )
 # Torque/PBS's MOM when it kills a job over a requested limit (``src/resmom/mom_main.c``, ``job_over_limit``/
 # ``kill_job``: "=>> PBS: job killed: walltime 259217 exceeded limit 259200", also "mem 2148532kb exceeded limit
@@ -667,6 +672,14 @@ _FINISHED = lazy(
     # "ERROR: failed to reproduce ..." instead), and ``dvc exp run``'s "Ran experiment(s): <name>"
     # (``dvc/commands/experiments/run.py``)
     r"|(?P<dvc>^Use `dvc push` to send your updates to remote storage\.|^Ran experiment\(s\): \S)"
+    # Snakemake's progress once every job of the workflow finished (``snakemake/logging.py`` ``progress``: "{done} of
+    # {total} steps ({percent}%) done"; a failed job ends the run with "Exiting because a job execution failed"
+    # before the count reaches its total)
+    r"|(?P<snakemake>^(?P<smk_done>\d+) of (?P=smk_done) steps \(100%\) done$)"
+    # ZenML's orchestrators once every step of the pipeline ran (``zenml/orchestrators/local/local_orchestrator.py``
+    # ``LocalOrchestrator.submit_pipeline``: "Pipeline run has finished in `50.711s`.", logged after the loop over the
+    # steps; a failed step raises out of it, or ends it with "Pipeline run has failed due to failure in step(s): ...")
+    r"|(?P<zenml>\bPipeline run has finished in `?[\w.]+`?\.)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -762,6 +775,8 @@ _FINISHED_WORDS = (
     "RUN_SUCCESS - Finished execution of run",
     "to send your updates to remote storage",
     "Ran experiment(s): ",
+    " steps (100%) done",
+    "Pipeline run has finished in",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
@@ -952,6 +967,8 @@ GATE_WORDS: tuple[str, ...] = (
     # nvidia-smi's NVML error for a lost GPU (``_SMI``), ROCm's legacy error number (``_HIP_CODE``)
     "GPU is lost",
     "hipError_t(",
+    # Snakemake's scheduler on SIGTERM (``_TSL_SIGTERM``)
+    "currently running jobs (scheduler).",
 )
 # cheap gate: no fact can come from an event whose text has none of these (plain substring tests: the ``regex``
 # alternation this replaced cost ~65 us per event, this costs a few). Beside ``GATE_WORDS``, broader words whose lines
@@ -976,6 +993,7 @@ _CS_WORDS = (
     "EmptyDir",
     "Error",
     "Exception",
+    "TimeoutExpired",  # subprocess's, whose name has neither word
     "Killed",
     "Segmentation fault",
     "Aborted",
@@ -1833,7 +1851,7 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         and ("ank" in text or "_signals" in text)
         and ("eceived" in text or "aught" in text)
         and _RANK_GOT_SIGTERM.search(text)
-        or ("caught " in text or "termination signal" in text)
+        or ("caught " in text or "termination signal" in text or "(scheduler)." in text)
         and _TSL_SIGTERM.search(text)
     ):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))

@@ -28,6 +28,8 @@ from .traceback import (
     IPYTHON_HEADER,
     MAX_FOREIGN,
     MAX_MESSAGE_LINES,
+    RICH_HEADER,
+    SNAKEMAKE_HEADER,
     Traceback,
 )
 
@@ -421,6 +423,18 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 quoted.add(key)
             if in_thread and in_thread.pop(key, None) is not None:
                 tb.in_thread = True
+            open_tbs[key] = (tb, pre)
+            continue
+        if body.startswith("╭") and RICH_HEADER.match(body):
+            if key in open_tbs:
+                yield finish_tb(key)
+            open_tbs[key] = (Traceback(line_no, [text], line_no, rich_box=True), pre)
+            continue
+        if " in " in body and body.rstrip().endswith(":") and (smk := SNAKEMAKE_HEADER.match(body)):
+            if key in open_tbs:
+                yield finish_tb(key)
+            tb = Traceback(line_no, [text], line_no, exc_type=smk["type"])
+            tb.message_lines = []  # the message follows on the next lines
             open_tbs[key] = (tb, pre)
             continue
         if "Traceback (most" in body and (ipy := IPYTHON_HEADER.match(body)):

@@ -23,12 +23,24 @@ HEADER = "Traceback (most recent call last):"
 IPYTHON_HEADER = regex.compile(
     r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit))\s{2,}Traceback \(most recent call last\)\s*$"
 )
+# rich's traceback (``rich/traceback.py`` ``Traceback._render_stack``, as ``rich.traceback.install()``, Typer and
+# pyflyte print uncaught exceptions): the frames in a box titled "Traceback (most recent call last)", each frame as
+# "<file>:<line> in <func>" then its code ("❱" at the line), the box closed with "╰───╯", then "Type: message" below it
+RICH_HEADER = regex.compile(r"╭─+ Traceback \(most recent call last\) ─+╮\s*$")
+# Snakemake's report of an exception raised while it ran the Snakefile or a rule's code (``snakemake/exceptions.py``
+# ``format_error``): "KeyError in file "/path/Snakefile", line 50:" (older releases: "KeyError in line 50 of
+# /path/Snakefile:"), the exception's message on the next lines, then its frames
+SNAKEMAKE_HEADER = regex.compile(
+    r'(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)) in (?:file "?[^"\n]+"?, line \d+|line \d+ of \S+):\s*$'
+)
+_RICH_FRAME = regex.compile(r"│\s(?P<file>[^\s│]\S*?):(?P<line>\d+) in (?P<func>[^\s│]+)\s*│?\s*$")
 FRAME = regex.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 # the same frame with its leading blanks stripped by whatever relayed the output
 FLUSH_FRAME = regex.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)$')
 _CARETS = regex.compile(r"[\^~]+\s*$")  # CPython 3.11's markers under a frame's code, flush left likewise
 _EXC = regex.compile(
-    r"(?P<type>(?:(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault)"
+    r"(?P<type>(?:(?:[A-Za-z_]\w*\.)*_?[A-Z]\w*?(?:Error|Exception|Interrupt|Exit|Warning|Timeout|Failure|Iteration|Abort|Fault|Expired)"
+    # ("Expired": ``subprocess.TimeoutExpired``)
     # a module's class named just "Error" (``wave.Error``, ``csv.Error``, ``shutil.Error``), printed with its module
     r"|(?:[a-z_]\w*\.)+(?:Error|Exception))"
     r"(?:\((?P<inner>[\w.]+)\))?)(?::\s?(?P<msg>.*))?$"
@@ -87,12 +99,26 @@ class Traceback:
     # the frames came flush left (a wrapper stripped each line's leading blanks); the line after such a frame is its code
     _stripped: bool = False
     _code_next: bool = False
+    # rich's boxed traceback (``RICH_HEADER``): True while its box is open
+    rich_box: bool = False
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
         (not taken: the traceback ended on the line before, read this one as usual) or ``foreign``."""
         if self.message_lines is not None:
             return self._add_message_line(line_no, text, body)
+        if self.rich_box:
+            if not body.startswith(("│", "╰")):
+                self.foreign += 1
+                return "foreign"
+            self.lines.append(text)
+            self.end_line = line_no
+            if body.startswith("╰"):
+                self.rich_box = False  # the exception's line follows the box
+            elif rf := _RICH_FRAME.match(body):
+                self.frames.append({"file": rf["file"], "line": plausible.number(rf["line"]), "func": rf["func"]})
+            self.foreign = 0
+            return "more"
         stripped_frame = self._stripped and body and body[0] not in " \t" and FLUSH_FRAME.match(body)
         if (
             not body
