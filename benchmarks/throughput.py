@@ -85,8 +85,8 @@ def _ere_bracket(body: str) -> str | None:
     while i < len(body):
         c, e = body[i], body[i + 1:i + 2]
         if c == "\\" and e:
-            if e in "DWS":
-                return None  # "anything but" inside a bracket
+            if e in "DWSx":
+                return None  # "anything but" inside a bracket; a byte by its code (grep -E has no escapes there)
             close |= e == "]"
             out.append("" if e == "]" else _BRACKET_ESCAPES.get(e, e))
             i += 2

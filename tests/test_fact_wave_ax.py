@@ -145,13 +145,14 @@ _CHANNELS = (
 def test_gate_parses_each_processes_first_p2p_channel_line() -> None:
     rules = load_rules()
     gate = line_gate(rules)
-    assert gate is not None and gate.check_block is not None
+    assert gate is not None
     block = "".join(_CHANNELS.format(i=i) for i in range(24)).encode()
     view = GateView(context_hits=set(range(len(rules.context_patterns))), versions={})
-    # no rule pattern keeps a channel line (``nccl-hang-in-p2p-setup`` counts only its file's last lines, which are
-    # parsed anyway) once the job has seen the context patterns that name NCCL lines
-    ends, _foreign = gate.check_block(block, view)
-    assert ends == []
+    if gate.check_block is not None:  # None where the rule set was built without Hyperscan (the literals decide)
+        # no rule pattern keeps a channel line (``nccl-hang-in-p2p-setup`` counts only its file's last lines, which
+        # are parsed anyway) once the job has seen the context patterns that name NCCL lines
+        ends, _foreign = gate.check_block(block, view)
+        assert ends == []
     # the tap keeps each process's first line per transport, and then none
     kept = _tap_p2p_channels(block, view)
     assert [block[:e].count(b"\n") for e in kept] == [0, 1]
