@@ -435,7 +435,7 @@ def decide(
     if new_root == "silent_hang":
         title = taxonomy_title("silent_hang")
         gap = f"no progress for {stall.gap_s:.0f}s before the log ends" if stall.gap_s else "no progress at the end"
-        if ev is unheeded and unheeded is not None:
+        if unheeded is not None and ev is unheeded:
             gap = (
                 f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "
                 f"({unheeded.path}:{unheeded.line}): it was stuck (stopped, or blocked where the signal could not end "

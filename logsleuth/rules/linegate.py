@@ -329,8 +329,8 @@ MAX_P2P_PROCESSES = 1 << 16
 def _tap_p2p_channels(block: bytes, seen: Any) -> list[int]:
     """The NCCL P2P channel lines of ``block`` to parse: each process's first line per transport (``NcclCuMem``: the
     setting a process's channels show; ``reason.CuMemSides`` keeps only that first statement). A job prints one such
-    line per channel, peer and communicator (thousands in a single-node job with NCCL_DEBUG=INFO), each also keeping
-    its neighbours parsed. Lines whose process is not in NCCL's own prefix, or not plain ASCII, and every line when
+    line per channel, peer and communicator (thousands in a single-node job with NCCL_DEBUG=INFO), each parsed until
+    now. Lines whose process is not in NCCL's own prefix, or not plain ASCII, and every line when
     ``seen`` is no ``GateView``: all kept."""
     procs = seen.p2p_procs if isinstance(seen, GateView) else None
     keep: list[int] = []
