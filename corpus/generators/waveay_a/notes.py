@@ -96,4 +96,16 @@ NOTES = {
         "the master waits 60 s (--rdzv-conf timeout=60) for the second node's agent and gives up, the train task "
         f"fails and {FAILED}. evidence: '    torch.distributed.DistStoreError: Timed out after 61 seconds waiting "
         "for clients. 1/2 clients joined.', 'job exited with 1'"),
+    "kfp-gearbox-stopped-rank": (
+        f"silent_hang: {W}, 8 epochs, --pg-timeout 1800; rank 1 is SIGSTOPped in epoch 2 and training stops making "
+        "progress with no error; after 60 s the train component's own --launch-timeout-s (subprocess.run timeout) "
+        "kills torchrun and raises TimeoutExpired, but the orphaned ranks keep the component's output pipe open, so "
+        "kfp's local runner never reports the task's end and the pipeline call hangs until the developer kills it "
+        "after 200 s (no 'job exited' line). evidence: "
+        '"    subprocess.TimeoutExpired: Command \'[\'torchrun\', \'--nnodes\', \'1\', \'--nproc-per-node\', \'2\', \'--node-rank\', \'0\', \'--master-addr\', \'127.0.0.1\', \'--master-port\', \'33333\', \'--rdzv-conf\', \'timeout=60\', \'train.py\', \'--train\', \'/tmp/waveay-a-job/run/work/features/train.pkl\', \'--val\', \'/tmp/waveay-a-job/run/work/features/val.pkl\', \'--ckpt-dir\', \'checkpoints\', \'--epochs\', \'8\', \'--micro-batch\', \'32\', \'--optimizer\', \'adamw\', \'--lr\', \'0.003\', \'--loader-workers\', \'0\', \'--step-delay\', \'0.1\', \'--pg-timeout\', \'1800\', \'--augment-copies\', \'0\', \'--log-every\', \'10\']\' timed out after 59.99995406400012 seconds"'),
+    "kfp-gearbox-cron-limit": (
+        f"job_preempted: {W}, 30 epochs with --step-delay 0.05, launched from the nightly cron entry as "
+        "'timeout 40 python run_pipeline.py ...'; after 40 s coreutils timeout sends SIGTERM to the job's process "
+        "group in epoch 10, every process dies without an error line and the shell reports exit 124. evidence: "
+        "'    [rank0] epoch 10 step 20 loss 0.0021', 'job exited with 124'"),
 }
