@@ -642,7 +642,7 @@ def decide(
     torn = resumed_after_failure(evidence, torn)
     torn = retried_after_failure(evidence, torn)  # Ray retried the failed task and the job went on
     torn = went_on_after_exception(evidence, torn)  # a caught exception the loop printed and went on from
-    torn = went_on_after_errors(evidence, torn)  # error lines no rule explains, which every rank trained on past
+    torn = went_on_after_errors(evidence, torn, matches)  # error lines no rule explains, every rank trained past
     torn = finished_after_failure(evidence, torn)  # the orchestrator reported the whole run succeeded after it
     torn = all_exited_cleanly(evidence, torn)  # an exception's answer while the launcher saw every process exit 0
     # the user's Ctrl-C with nothing failed before it: the job was waiting (a fact the model's vote does not overrule)

@@ -14,6 +14,7 @@ progress decides nothing (it may be the one that was killed).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, RunFinished, Sche
 from .factlayer.reason import teardown_from, uncaught
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
-from .types import Diagnosis, Event, Fix
+from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
     from .evidence import JobEvidence
@@ -252,8 +253,11 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # (``dvc/commands/repro.py``, ``experiments/run.py``; "ERROR: failed to reproduce ..." otherwise) and Snakemake's
 # "N of N steps (100%) done" (``snakemake/logging.py``; "Exiting because a job execution failed" otherwise) and
 # ZenML's "Pipeline run has finished in `...`." (``zenml/orchestrators/local/local_orchestrator.py``; a failed step
-# raises before it)
-WHOLE_RUN_FINISH = frozenset({"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml"})
+# raises before it) and Kubeflow Pipelines' local runner "Pipeline '<name>' finished with status SUCCESS"
+# (``kfp/local/pipeline_orchestrator.py``; "... finished with status FAILURE. Inner task failed: ..." otherwise)
+WHOLE_RUN_FINISH = frozenset(
+    {"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml", "kubeflow"}
+)
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
@@ -379,9 +383,11 @@ def _after(p: Point, path: str, line: int, t: datetime | None) -> bool:
 ERRORS_RULE_ID = "went-on-after-errors"
 
 
-def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequence[Match] | None = None) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when it abstained only because of error lines no rule explains, and the job
-    went on after all of them: no rule matched and the job holds no failure fact (exception, failed or signalled
+    went on after all of them: no rule matched (``matches``: those left after the rules' context and ``tail_lines``
+    position, ``RuleSet.finalize``; a line a rule dropped there, such as Lightning's "Initializing distributed" at the
+    top of a log rather than at its end, is no match; default ``evidence.matches``, every raw match) and the job holds no failure fact (exception, failed or signalled
     process exit, signal, scheduler verdict), and every stream that prints progress printed at least
     ``MIN_STEPS_WENT_ON`` distinct progress counters after each such error, never going back and above everything it
     printed before the error (no restart), the rank an error names among them. A library's error-level
@@ -389,7 +395,9 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     absl/glog ``E`` line about an optional plugin) then reads as what it was: the job trained on. Else ``diag``
     unchanged (a process that stopped after its error leaves its peers blocked at the next collective: they cannot
     print that many steps)."""
-    if diag.verdict != "unknown" or diag.method != "none" or not evidence.unexplained or evidence.matches:
+    if matches is None:
+        matches = evidence.matches
+    if diag.verdict != "unknown" or diag.method != "none" or not evidence.unexplained or matches:
         return diag
     failed = [f for f in evidence.facts if isinstance(f, _FAILED)]
     if any(not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal) for f in failed):

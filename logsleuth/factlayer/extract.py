@@ -183,7 +183,9 @@ _CORE_DUMPED = r"(?:: \d{1,2})?(?: +\((?:core dumped|" + "|".join(tables.LOCALIZ
 # or to the last metric of Keras's progress bar ("165376/296960 [====>....] - ETA: 365s - loss: 2.1371Killed",
 # keras-team/keras#3476)
 _SHELL = lazy(
-    rf"(?m)^(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
+    # the whole line may be indented by a tool that relays the command's output (Kubeflow Pipelines' local runner
+    # relays a task's streamed output indented by four spaces, "    Segmentation fault" after "Streamed logs:")
+    rf"(?m)^[ \t]*(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
     rf"|(?:: line \d+: +\d+ +|^\[\d+\][+-]? +)(?P<word>{_SIGWORDS}){_CORE_DUMPED}(?: +\S.*)?$"
     rf"|(?:it/s|s/it)\](?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
     rf"|\] - [^\n]*?\d(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
@@ -680,6 +682,10 @@ _FINISHED = lazy(
     # ``LocalOrchestrator.submit_pipeline``: "Pipeline run has finished in `50.711s`.", logged after the loop over the
     # steps; a failed step raises out of it, or ends it with "Pipeline run has failed due to failure in step(s): ...")
     r"|(?P<zenml>\bPipeline run has finished in `?[\w.]+`?\.)"
+    # Kubeflow Pipelines' local runner once every task of the pipeline succeeded (``kfp/local/pipeline_orchestrator.py``
+    # ``run_local_pipeline``: "Pipeline '<name>' finished with status SUCCESS", the name and status in ANSI colours; a
+    # failed task ends it with "... finished with status FAILURE. Inner task failed: '<task>'." instead)
+    r"|(?P<kubeflow>\bPipeline '[^']*' finished with status SUCCESS\b)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -777,6 +783,7 @@ _FINISHED_WORDS = (
     "Ran experiment(s): ",
     " steps (100%) done",
     "Pipeline run has finished in",
+    "finished with status SUCCESS",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------

@@ -101,10 +101,15 @@ class Traceback:
     _code_next: bool = False
     # rich's boxed traceback (``RICH_HEADER``): True while its box is open
     rich_box: bool = False
+    # the header's own indentation, when a tool relayed the output indented (Kubeflow Pipelines' local runner streams a
+    # task's output four spaces in): taken off every line that has it, so that the exception's line reads flush left
+    indent: str = ""
 
     def add(self, line_no: int, text: str, body: str) -> str:
         """Offer the next line of the same stream. Returns ``more`` (taken), ``done`` (taken, complete), ``end``
         (not taken: the traceback ended on the line before, read this one as usual) or ``foreign``."""
+        if self.indent and body.startswith(self.indent):
+            body = body[len(self.indent) :]
         if self.message_lines is not None:
             return self._add_message_line(line_no, text, body)
         if self.rich_box:
