@@ -543,7 +543,12 @@ def collect(
         for r, a in state.ranks.items()
     }
     progress = {
-        r: dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
+        r: dataclasses.replace(
+            p,
+            time=_normalise(p.time, year),
+            last_time=_normalise(p.last_time, year),
+            deduplicated=state.progress.deduplicated,
+        )
         for r, p in state.progress.ranks.items()
     }
     carried_on = state.nccl_warns.carried_on()  # NCCL WARNs their process went on from: not unexplained failures

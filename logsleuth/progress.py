@@ -69,6 +69,10 @@ class RankProgress:
         intervals: seconds between consecutive timed progress lines (the last ``MAX_INTERVALS``).
         recent: the last ``MAX_RECENT`` progress lines as ``(path, line, time, counter)`` (``recovered``: did the rank
             go past where it was when something failed).
+        deduplicated: the job's output went through Ray's log deduplication (a line ends "[repeated Nx across
+            cluster]", ``ray/_private/ray_logging`` ``LogDeduplicator``, on by default, ``RAY_DEDUP_LOGS``): lines
+            that differ only in their numbers, from any process of the cluster, were folded into the first one, so a
+            rank's last printed counter is not how far it got.
     """
 
     rank: int
@@ -83,6 +87,7 @@ class RankProgress:
     recent: deque[tuple[str, int, datetime | None, tuple[int, int, int]]] = field(
         default_factory=lambda: deque(maxlen=MAX_RECENT), repr=False, compare=False
     )
+    deduplicated: bool = False
 
     def to_dict(self) -> dict[str, object]:
         from .parse.timestamps import iso_dated
@@ -154,6 +159,8 @@ class ProgressTracker:
         # on (``recovered``). Two processes' lines (Ray trials, "(train_loop pid=N)") must not be read as one stream
         # whose counter went back.
         self.unranked: dict[int | None, RankProgress] = {}
+        # Ray folded similar lines of the cluster's processes into one (``RankProgress.deduplicated``)
+        self.deduplicated = False
 
     def add(self, ev: Event, when: datetime | None = None, shape: bytes | None = None) -> Counter | None | NotCounted:
         """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``);
@@ -169,6 +176,8 @@ class ProgressTracker:
             not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
         """
         when = when or ev.time
+        if ev.params.get("repeated") or "x across cluster]" in ev.text and "[repeated " in ev.text:
+            self.deduplicated = True
         if ev.rank is None:
             # most rank-less lines of a big log are no progress (NCCL INFO, Ray's own output): a substring test first,
             # so the counter regexes run only where a step/iteration/epoch word is
@@ -261,10 +270,11 @@ def silent_first(ranks: dict[int, RankProgress]) -> SilentFirst | None:
     ``behind``: a minority of the ranks that print progress is behind the furthest rank (all ranks at the lowest
     counter are named). ``quiet``: every rank printed the same counter, but one rank's last line of any kind is at
     least ``QUIET_SECONDS`` older than every other rank's (times must be comparable: same year form).
-    Needs at least two ranks with progress lines.
+    Needs at least two ranks with progress lines, not folded by Ray's log deduplication (``deduplicated``: a rank's
+    later lines may have been folded into another's, or into a summary printed seconds later).
     """
     printing = [r for r in ranks.values() if r.lines]
-    if len(printing) < 2:
+    if len(printing) < 2 or any(r.deduplicated for r in printing):
         return None
     # compare only the counters every rank prints: a rank whose lines omit the epoch ("step 400" beside the others'
     # "epoch 3 step 400") is not behind them

@@ -354,7 +354,11 @@ def _elastic_restarted(evidence: JobEvidence) -> bool:
 
 def _failures(evidence: JobEvidence) -> list[Event]:
     """Events that say something failed: rule matches, unexplained errors, failure facts; not what a file printed from
-    its teardown signal on (``reason.teardown_from``: the job's processes being stopped after its work was done)."""
+    its teardown signal on (``reason.teardown_from``: the job's processes being stopped after its work was done), nor
+    Ray's deduplication summaries ("... [repeated 3x across cluster]", ``ray/_private/ray_logging``
+    ``LogDeduplicator``): such a line restates lines printed before it, within the deduplicator's window (5 s by
+    default, ``RAY_DEDUP_LOGS_AGG_WINDOW_S``), and is flushed when the window ends, after whatever came meanwhile (a
+    retried worker group's start), so its place in the log is not its time."""
     out = [m.event for m in evidence.matches]
     out.extend(evidence.unexplained)
     out.extend(
@@ -362,6 +366,7 @@ def _failures(evidence: JobEvidence) -> list[Event]:
         for f in evidence.facts
         if isinstance(f, _FAILED) and not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal)
     )
+    out = [e for e in out if not e.params.get("repeated")]
     stop = teardown_from(evidence.facts)
     return [e for e in out if e.line < stop.get(e.path, e.line + 1)] if stop else out
 
@@ -387,35 +392,55 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
     """``diag`` turned into ``no_failure`` when it abstained only because of error lines no rule explains, and the job
     went on after all of them: no rule matched (``matches``: those left after the rules' context and ``tail_lines``
     position, ``RuleSet.finalize``; a line a rule dropped there, such as Lightning's "Initializing distributed" at the
-    top of a log rather than at its end, is no match; default ``evidence.matches``, every raw match) and the job holds no failure fact (exception, failed or signalled
-    process exit, signal, scheduler verdict), and every stream that prints progress printed at least
-    ``MIN_STEPS_WENT_ON`` distinct progress counters after each such error, never going back and above everything it
-    printed before the error (no restart), the rank an error names among them. A library's error-level
-    line at start-up that its process survives (TensorFlow's "failed call to cuInit" on a host without a GPU, an
-    absl/glog ``E`` line about an optional plugin) then reads as what it was: the job trained on. Else ``diag``
-    unchanged (a process that stopped after its error leaves its peers blocked at the next collective: they cannot
-    print that many steps)."""
+    top of a log rather than at its end, is no match; default ``evidence.matches``, every raw match); the job holds no
+    failure fact (an uncaught exception, a failed or signalled process exit, a signal, a scheduler verdict) - a caught
+    exception a library logged with its traceback (``uncaught`` is False) is one more error to go past; and every
+    stream that prints progress printed at least ``MIN_STEPS_WENT_ON`` distinct progress counters after each error,
+    never going back and above everything it printed before the error (no restart), the rank an error names among
+    them - or, instead of those counts, the script said its training finished (``RunFinished``) after every error.
+    A library's error-level line at start-up that its process survives (TensorFlow's "failed call to cuInit" on a host
+    without a GPU, an absl/glog ``E`` line about an optional plugin) then reads as what it was: the job trained on.
+    Else ``diag`` unchanged (a process that stopped after its error leaves its peers blocked at the next collective:
+    they cannot print that many steps)."""
     if matches is None:
         matches = evidence.matches
     if diag.verdict != "unknown" or diag.method != "none" or not evidence.unexplained or matches:
         return diag
-    failed = [f for f in evidence.facts if isinstance(f, _FAILED)]
-    if any(not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal) for f in failed):
-        return diag
+    errors = list(evidence.unexplained)
+    for f in evidence.facts:
+        if isinstance(f, ExceptionFact) and not uncaught(f):
+            errors.append(f.event)  # caught and reported (a library's logged traceback): the job must go on past it
+        elif isinstance(f, _FAILED) and not (isinstance(f, ProcessExit) and f.code == 0 and not f.signal):
+            return diag
     ranked = [rp for rp in evidence.progress.values() if rp.lines]
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
-    named = {e.rank for e in evidence.unexplained if e.rank is not None}
+    named = {e.rank for e in errors if e.rank is not None}
     if ranked and not named <= {rp.rank for rp in ranked}:
         return diag  # a rank that printed an error printed no progress: nothing shows that it went on
+    # the script's own word that training finished, after every error (``RunFinished``): the job went on to its end,
+    # however few progress lines are left to show it (Ray's log deduplication folds most of them)
+    points = [_point(evidence, e) for e in errors]
+    finished = next(
+        (
+            f
+            for f in evidence.facts
+            if isinstance(f, RunFinished) and all(_after(_point(evidence, f.event), *p[:3]) for p in points)
+        ),
+        None,
+    )
     went: list[tuple[RankProgress, tuple[int, int, int]]] = []
     for rp in printing:
         # unranked lines interleave the processes' own (each prints step 10): a counter may repeat, not go back
-        if any(_went_forward(rp, e, evidence.time_of(e) or e.time, repeats=True) is None for e in evidence.unexplained):
+        if finished is None and any(
+            _went_forward(rp, e, evidence.time_of(e) or e.time, repeats=True) is None for e in errors
+        ):
             return diag
         went.append((rp, max(p[3] for p in rp.recent)))
     how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, top in sorted(went, key=lambda w: w[0].rank)[:4])
+    if finished is not None:
+        how += f', and the run said it finished ("{finished.words}", {finished.event.path}:{finished.event.line})'
     n = len(evidence.unexplained)
     message = (
         f"{n} error line{'s' if n > 1 else ''} no rule explains (first at {evidence.unexplained[0].path}:"

@@ -2,7 +2,9 @@
 before any change for it: what was changed for its misses. Kubeflow's local runner's "Pipeline '<name>' finished with
 status SUCCESS" is the whole run's success; a shell's signal report relayed indented (kfp streams a task's output
 four spaces in) is still the shell's; error lines a run trained on past are not a failure when the only rule that
-matched was dropped by its own position (``tail_lines``)."""
+matched was dropped by its own position (``tail_lines``), or when the script said it finished after them; Ray's log
+deduplication ("[repeated Nx across cluster]") folds the ranks' progress lines, so their counters cannot say which
+rank stopped, and its summaries restate earlier lines, so they are no failure after a retry."""
 
 from __future__ import annotations
 
@@ -30,6 +32,17 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         # ERROR lines from data cleaning, then three epochs; Lightning's "Initializing distributed: ..." at the top of
         # the log matched a rule that counts only a log's last lines (corpus/generators/waveay_b)
         ("run-waveay-b-fabric-bread-healthy-refunds/job.log", "no_failure"),
+        # Ray Train runs with Ray's log deduplication on (its default): rank 0's later progress lines were folded into
+        # "[repeated 17x across cluster]" summaries, so it looked stopped at epoch 1 (corpus/generators/waveay_c)
+        ("run-waveay-c-ray-parcel-healthy/job.log", "no_failure"),
+        ("run-waveay-c-ray-parcel-healthy-resume/job.log", "no_failure"),
+        # a worker SIGKILLed once, Ray Train's "[FailurePolicy] RETRY", the restarted group finished; the failed
+        # attempt's traceback came again after the restart as deduplication summaries
+        ("run-waveay-c-ray-parcel-healthy-worker-retry/job.log", "no_failure"),
+        # ERROR lines from the driver's cleaning and Ray's own logged GetTimeoutError, then "training finished"
+        ("run-waveay-c-ray-parcel-healthy-garbled-scans/job.log", "no_failure"),
+        # ... while a rank SIGSTOPped under a short process-group timeout is still a collective timeout
+        ("run-waveay-c-ray-parcel-rank-paused/job.log", "collective_timeout"),
     ],
 )
 def test_wave_ay_logs_by_facts_and_rules(log: str, cause: str) -> None:
@@ -74,3 +87,13 @@ def test_indented_traceback_is_one_exception() -> None:
     assert (tb.line, tb.end_line, tb.params["exc_type"]) == (1, 6, "subprocess.TimeoutExpired")
     assert [f["func"] for f in tb.params["frames"]] == ["train", "_wait"]
     assert events[1].line == 7
+
+
+def test_ray_deduplication_hides_which_rank_is_behind() -> None:
+    from logsleuth.progress import RankProgress, silent_first
+
+    behind = {0: RankProgress(0, counter=(1, 10, -1), lines=2), 1: RankProgress(1, counter=(3, 30, -1), lines=9)}
+    found = silent_first(behind)
+    assert found is not None and found.ranks == (0,)
+    folded = {r: RankProgress(r, counter=p.counter, lines=p.lines, deduplicated=True) for r, p in behind.items()}
+    assert silent_first(folded) is None
