@@ -164,6 +164,9 @@ KNOWN_FLAGGED = {
     # wave AX: `pyflyte run` failed on a port clash and a developer's shell loop ran it again, which trained to the
     # end; a local Flyte run prints no word of its own for a run that succeeded
     "logs/run-waveax-c-flyte-milk-healthy-port-retry/job.log",
+    # wave AY: `fabric run` failed on a port clash (torchrun's traceback alone) and a shell loop ran it again, which
+    # trained to the end; the same log as a sweep's two launchers on one port, where the failed one never trained
+    "logs/run-waveay-b-fabric-bread-healthy-port-retry/job.log",
 }
 
 
