@@ -176,8 +176,10 @@ class ProgressTracker:
             not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
         """
         when = when or ev.time
-        if ev.params.get("repeated") or "x across cluster]" in ev.text and "[repeated " in ev.text:
-            self.deduplicated = True
+        if not self.deduplicated and (
+            ev.params.get("repeated") or "x across cluster]" in ev.text and "[repeated " in ev.text
+        ):
+            self.deduplicated = True  # once is enough: no substring test on the job's later lines
         if ev.rank is None:
             # most rank-less lines of a big log are no progress (NCCL INFO, Ray's own output): a substring test first,
             # so the counter regexes run only where a step/iteration/epoch word is

@@ -417,7 +417,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
             if key in open_tbs:
                 yield finish_tb(key)
             tb = Traceback(line_no, [text], line_no, tag=tag if tag and logged.startswith(HEADER) else "")
-            if not body.startswith(HEADER) and body.lstrip().startswith(HEADER):
+            if body.lstrip().startswith(HEADER):  # "" when flush left
                 tb.indent = body[: len(body) - len(body.lstrip())]
             if not _announced(tb, announced, handled) and warning is not None:
                 tb.in_warning = True
