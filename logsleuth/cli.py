@@ -813,6 +813,10 @@ def eval_(
             help="source: K folds grouped by source thread/generator; ecosystem: leave one ecosystem out (manifest column 'ecosystem').",
         ),
     ] = EvalGroupBy.source,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Folds fitted at once, one process each (default: all CPUs)."),
+    ] = None,
 ) -> None:
     """Grouped cross-validation (group = source, or leave one ecosystem out) of rules only, model only and combined;
     figures per corpus split and per ecosystem.
@@ -830,6 +834,7 @@ def eval_(
             threshold=threshold,
             group_by=group_by.value,
             progress=lambda done, k: status.update(f"cross-validation: fold {done}/{k} done"),
+            jobs=jobs or os.cpu_count() or 1,
         )
     if as_json or fmt == OutFormat.json:
         typer.echo(json.dumps(to_json(res), indent=2))

@@ -155,12 +155,20 @@ def fit(samples: Sequence[Sample]) -> tuple[Any, list[str]]:
     Raises:
         InputError: fewer than two labels with at least two logs each.
     """
-    import warnings
-
     kept, skipped = trainable([s.row.label for s in samples])
     if len(kept) < 2:
         raise InputError("need at least two labels with two or more logs each to train a classifier")
-    x, y, groups, weights = training_rows([s for s in samples if s.row.label in kept])
+    return fit_rows(*training_rows([s for s in samples if s.row.label in kept])), sorted(skipped)
+
+
+def fit_rows(x: np.ndarray, y: np.ndarray, groups: np.ndarray, weights: np.ndarray) -> Any:
+    """Fit the pipeline on ``training_rows`` output (every label in ``y`` trainable) and return it.
+
+    Cross-validation fits its folds through this in worker processes: the rows are plain strings and numbers, so a
+    fold ships them and not the analysed corpus.
+    """
+    import warnings
+
     pipe = build_pipeline(calibration_folds(y, groups))
     with warnings.catch_warnings():
         # tiny classes: sklearn warns that y "could represent a regression problem"; it does not
@@ -170,7 +178,7 @@ def fit(samples: Sequence[Sample]) -> tuple[Any, list[str]]:
     for _, vec, _ in pipe.named_steps["features"].transformers_:
         if hasattr(vec, "vocabulary_"):  # numpy ints would become one file each in the .skops zip
             vec.vocabulary_ = {term: int(i) for term, i in vec.vocabulary_.items()}
-    return pipe, sorted(skipped)
+    return pipe
 
 
 @dataclass(frozen=True)
@@ -262,6 +270,11 @@ def train(
 def fit_classifier(samples: Sequence[Sample], threshold: float = DEFAULT_THRESHOLD) -> Classifier:
     """An in-memory ``Classifier`` fitted on ``samples`` (for cross-validation; nothing is written)."""
     pipe, skipped = fit(samples)
+    return classifier_of(pipe, skipped, threshold)
+
+
+def classifier_of(pipe: Any, skipped: Sequence[str], threshold: float = DEFAULT_THRESHOLD) -> Classifier:
+    """An in-memory ``Classifier`` around a fitted pipeline (``labels_skipped``: labels left out as too rare)."""
     return Classifier.from_pipeline(
-        pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_], "labels_skipped": skipped}
+        pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_], "labels_skipped": list(skipped)}
     )
