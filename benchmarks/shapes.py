@@ -8,7 +8,8 @@ log, whose label is the cause the benchmark expects:
 - ``trainer``: HF Trainer / Lightning progress, loss and tqdm lines -> an HF Trainer rank's IndexError traceback.
 - ``ray``: Ray driver output, ``(Actor pid=, ip=)``-prefixed worker lines -> a rollout actor's RayTaskError.
 - ``nccl``: ``NCCL_DEBUG=INFO`` init/channel/ring/P2P lines (85 %) among trainer lines -> a watchdog timeout; the
-  NCCL lines' own prefixes (host:pid:tid [cudaDev]) are those of one 64-process job (8 nodes x 8 GPUs).
+  NCCL lines' own prefixes (host:pid:tid [cudaDev]) are those of one 64-process job (8 nodes x 8 GPUs). Only the
+  subsystems NCCL_DEBUG=INFO prints by default: no COLL trace (``_COLL_TRACE``).
 - ``torchrun``: a 64-rank ``torchrun --log-dir`` tree (``attempt_0/<local_rank>/{stdout,stderr}.log``) of trainer
   lines, ranks 0-1 ending with a real stalled-rank run's files and its ``error.json``.
 - ``small``: ``--small-jobs`` folders, each one single-file corpus job copied as is (cycling through the manifest).
@@ -120,14 +121,24 @@ def healthy_lines() -> list[str]:
     return out
 
 
+# NCCL's COLL trace, one line per collective call per rank: ``INFO(NCCL_COLL, "%s: opCount %lx sendbuff %p ...")`` in
+# ``ncclEnqueueCheck`` (src/enqueue.cc). An INFO line is printed only when one of its subsystem flags is in
+# NCCL_DEBUG_SUBSYS, whose default is INIT,BOOTSTRAP,ENV (INIT,ENV before; ``ncclDebugMask`` in src/debug.cc), so
+# NCCL_DEBUG=INFO alone never prints it. The few corpus logs run with NCCL_DEBUG_SUBSYS=COLL (or ALL) hold so many calls
+# that they made a quarter of this shape's lines.
+_COLL_TRACE = re.compile(r": opCount [0-9a-f]+ sendbuff ")
+
+
 def _nccl_info_lines() -> list[str]:
-    """NCCL INFO lines of every corpus log (NCCL prints them at init whatever happens later), no trouble words."""
+    """NCCL INFO lines of every corpus log (NCCL prints them at init whatever happens later), no trouble words, none
+    from a subsystem NCCL_DEBUG=INFO leaves out by default (the COLL trace)."""
     matches = _rule_matcher()
     out = []
     for row in manifest():
         for f in _files(row["file"]):
             out += [ln for ln in f.read_text(encoding="utf-8", errors="replace").splitlines()
-                    if "NCCL INFO" in ln and not _TROUBLE.search(ln) and not matches(ln)]
+                    if "NCCL INFO" in ln and not _COLL_TRACE.search(ln) and not _TROUBLE.search(ln)
+                    and not matches(ln)]
     return out
 
 

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -344,8 +345,11 @@ def test_eval_json_has_the_contract_keys(small) -> None:
 def test_eval_drop_rule_lines_text_report(small, rules) -> None:
     res = evaluate(small[0], folds=3, drop_rule_lines=True, rules=rules)
     assert res.drop_rule_lines and res.ablated_of > 0
-    # both settings from one set of fold models, fitted two at a time, give what each setting gives alone
+    # both settings from one set of fold models, fitted two at a time, give what each setting gives alone; the worker
+    # pool is gone when it returns (a thread left behind would make this process unsafe to fork from: scan's workers)
+    threads = threading.active_count()
     both = evaluate_settings(small[0], settings=(True, False), folds=3, rules=rules, jobs=2)
+    assert threading.active_count() == threads
     assert to_json(both[0]) == to_json(res)
     assert to_json(both[1]) == to_json(evaluate(small[0], folds=3, rules=rules))
     assert res.scores["combined"]["n"] == res.ablated_of

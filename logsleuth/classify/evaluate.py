@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,7 +242,6 @@ def evaluate_settings(
     Raises:
         InputError: a bad corpus, fewer than two groups, ``folds`` < 2 or ``jobs`` < 1.
     """
-    from joblib import Parallel, delayed
     from sklearn.model_selection import StratifiedGroupKFold
 
     from ..rules import load_rules
@@ -283,16 +282,15 @@ def evaluate_settings(
 
     rows = [training_rows([s]) for s in samples]  # each log's model rows (and its ablated copy's), built once
 
-    def fold_task(tr: np.ndarray) -> Any:
+    def fold_args(tr: np.ndarray) -> tuple[Any, ...]:
         kept, skipped = trainable([labels[i] for i in tr])
         if len(kept) < 2:
-            return delayed(_fit_fold)(None, skipped, threshold)  # too few labelled logs: the model abstains
+            return None, skipped, threshold  # too few labelled logs in the training folds: the model abstains
         parts = [rows[i] for i in tr if labels[i] in kept]
-        data = tuple(np.concatenate([part[c] for part in parts]) for c in range(4))
-        return delayed(_fit_fold)(data, skipped, threshold)
+        return tuple(np.concatenate([part[c] for part in parts]) for c in range(4)), skipped, threshold
 
     outcomes: list[list[Outcome]] = [[] for _ in settings]
-    fitted = Parallel(n_jobs=min(jobs, k), return_as="generator")(fold_task(tr) for tr, _ in splits)
+    fitted = _fit_folds((functools.partial(fold_args, tr) for tr, _ in splits), min(jobs, k))
     for fold, ((_, te), clf) in enumerate(zip(splits, fitted)):
         for out, drop in zip(outcomes, settings):
             out.extend(_fold_outcomes([samples[i] for i in te], clf, drop, fold, rules, eco_of))
@@ -303,6 +301,33 @@ def evaluate_settings(
         _result(out, k, n_groups, threshold, drop, group_by, ablated_of if drop else 0)
         for out, drop in zip(outcomes, settings)
     ]
+
+
+def _fit_folds(tasks: Iterator[Callable[[], tuple[Any, ...]]], jobs: int) -> Iterator[Classifier | None]:
+    """The fold models, in fold order: ``_fit_fold(*task())`` for each task, ``jobs`` at a time in worker processes.
+
+    A task builds its fold's training rows only when a worker is free, so at most ``jobs`` folds' rows are held at
+    once. Workers start by forkserver (spawn where there is none), never by fork: the caller may run threads (the
+    CLI's progress display), and a forked worker could inherit a lock one of them held. The pool is shut down before
+    the last model is returned: no process or thread outlives the call.
+    """
+    if jobs <= 1:
+        for task in tasks:
+            yield _fit_fold(*task())
+        return
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        pending: deque[Future[Classifier | None]] = deque()
+        for task in tasks:
+            pending.append(pool.submit(_fit_fold, *task()))
+            if len(pending) == jobs:
+                yield pending.popleft().result()  # scored while the workers fit the next folds
+        rest = [f.result() for f in pending]
+    yield from rest
 
 
 def _fit_fold(data: tuple[np.ndarray, ...] | None, skipped: set[str], threshold: float) -> Classifier | None:
