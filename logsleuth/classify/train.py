@@ -267,14 +267,9 @@ def train(
     return TrainResult(model_path, sidecar_path, meta, meta["seconds"])
 
 
-def fit_classifier(samples: Sequence[Sample], threshold: float = DEFAULT_THRESHOLD) -> Classifier:
-    """An in-memory ``Classifier`` fitted on ``samples`` (for cross-validation; nothing is written)."""
-    pipe, skipped = fit(samples)
-    return classifier_of(pipe, skipped, threshold)
-
-
 def classifier_of(pipe: Any, skipped: Sequence[str], threshold: float = DEFAULT_THRESHOLD) -> Classifier:
-    """An in-memory ``Classifier`` around a fitted pipeline (``labels_skipped``: labels left out as too rare)."""
+    """An in-memory ``Classifier`` around a fitted pipeline (``labels_skipped``: labels left out as too rare; for
+    cross-validation's fold models, nothing is written)."""
     return Classifier.from_pipeline(
         pipe, {"threshold": threshold, "labels": [str(c) for c in pipe.classes_], "labels_skipped": list(skipped)}
     )
