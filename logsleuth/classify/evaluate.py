@@ -309,7 +309,8 @@ def _fit_folds(tasks: Iterator[Callable[[], tuple[Any, ...]]], jobs: int) -> Ite
     A task builds its fold's training rows only when a worker is free, so at most ``jobs`` folds' rows are held at
     once. Workers start by forkserver (spawn where there is none), never by fork: the caller may run threads (the
     CLI's progress display), and a forked worker could inherit a lock one of them held. The pool is shut down before
-    the last model is returned: no process or thread outlives the call.
+    the last model is returned: no process or thread outlives the call. A worker also exits as soon as the calling
+    process dies (``_exit_with_parent``), so a parent killed by SIGTERM or SIGKILL leaves no fold being fitted.
     """
     if jobs <= 1:
         for task in tasks:
@@ -320,7 +321,9 @@ def _fit_folds(tasks: Iterator[Callable[[], tuple[Any, ...]]], jobs: int) -> Ite
     from concurrent.futures import Future, ProcessPoolExecutor
 
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+    with ProcessPoolExecutor(
+        jobs, mp_context=multiprocessing.get_context(method), initializer=_exit_with_parent
+    ) as pool:
         pending: deque[Future[Classifier | None]] = deque()
         for task in tasks:
             pending.append(pool.submit(_fit_fold, *task()))
@@ -328,6 +331,28 @@ def _fit_folds(tasks: Iterator[Callable[[], tuple[Any, ...]]], jobs: int) -> Ite
                 yield pending.popleft().result()  # scored while the workers fit the next folds
         rest = [f.result() for f in pending]
     yield from rest
+
+
+def _exit_with_parent() -> None:
+    """Worker initializer: end this worker when the process that started the pool dies.
+
+    A pool's workers learn of their parent's death only when they next talk to it, after their current fold: a parent
+    killed without running its clean-up (a plain SIGTERM, SIGKILL) would leave them fitting for minutes. A daemon
+    thread waits on the parent's sentinel (``multiprocessing.parent_process()``, set for spawn and forkserver
+    children, Python 3.8+) and exits the worker when it fires.
+    """
+    import multiprocessing
+    import threading
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="logsleuth-parent-watch", daemon=True).start()
 
 
 def _fit_fold(data: tuple[np.ndarray, ...] | None, skipped: set[str], threshold: float) -> Classifier | None:
