@@ -105,6 +105,10 @@ SCENARIOS = [
              trigger=((r"\[RANK 1\] epoch 2 step 30", "sig:KILL:RANK=1"),)),
     Scenario("acc-boardings-healthy-rerun-done", "no_failure", ECO, al(29711, "--epochs 3 --resume"),
              r"nothing to do[\s\S]*job exited with 0", prep=DATA + " && (" + al(29713, "--epochs 3") + ") > /dev/null 2>&1"),
+    # launched with CLI flags only (no config file): accelerate launch warns about every value it defaulted
+    Scenario("acc-boardings-healthy-cli-flags", "no_failure", ECO,
+             "accelerate launch --multi_gpu --num_processes 2 --main_process_port 29749 train.py --step-delay 0.03"
+             + DONE, r"were not passed[\s\S]*" + OK, prep=DATA),
     Scenario("acc-boardings-schema-change", "worker_exception", ECO, al(29715), r"KeyError",
              prep="{py} make_boardings.py --rename boardings_prev_week:boardings_lag7d > /dev/null"),
     Scenario("acc-boardings-resume-wider", "worker_exception", ECO, al(29717, "--epochs 4 --resume --hidden 128"),
@@ -142,6 +146,10 @@ SCENARIOS = [
     Scenario("acc-boardings-second-machine", "rendezvous_timeout", ECO,
              al(29745, "", "--num_machines 2 --machine_rank 0 --rdzv_conf timeout=60"),
              r"[Tt]imeout|[Tt]imed out", prep=DATA, timeout=300),
+    # the team's shell profile, copied from the GPU cluster, exports GLOO_SOCKET_IFNAME=ib0 (its InfiniBand
+    # interface); this box has lo and eth0 only
+    Scenario("acc-boardings-cluster-profile", "nccl_network_config", ECO, al(29702), r"Unable to find address",
+             prep=DATA, env={"GLOO_SOCKET_IFNAME": "ib0"}),
     # the config file copied from the old training box (written by an older `accelerate config`, with ipex_config)
     Scenario("acc-boardings-old-config", "library_version_mismatch", ECO, al(29747), r"unknown keys",
              prep=DATA + " && printf 'ipex_config:\\n  ipex: false\\n' >> accelerate_config.yaml"),
