@@ -100,6 +100,11 @@ SCENARIOS = [
     Scenario("ignite-milk-healthy-early-stop", "no_failure", ECO,
              ig(29754, "--epochs 30 --patience 2 --min-delta 0.25 --step-delay 0.03"), r"Terminate[\s\S]*" + OK,
              prep=DATA),
+    # the nightly job reruns with --resume after the previous night's run already finished all its epochs: Ignite
+    # sees a finished state and starts the run again from epoch 1 (from the loaded weights)
+    Scenario("ignite-milk-healthy-rerun-finished", "no_failure", ECO, ig(29775, "--epochs 3 --resume --step-delay 0.05"),
+             r"resumed from[\s\S]*Engine run starting with max_epochs=3[\s\S]*" + OK,
+             prep=DATA + " && (python train.py --master-port 29776 --epochs 3) > /dev/null 2>&1"),
     Scenario("ignite-milk-renamed-column", "worker_exception", ECO, ig(29755, BASE), r"KeyError",
              prep="{py} make_parlour.py --rename conductivity_ms_cm:ec_ms_cm > /dev/null"),
     Scenario("ignite-milk-optimizer-typo", "worker_exception", ECO, ig(29756, BASE + " --optimizer adamW"),

@@ -26,6 +26,10 @@ NOTES = {
         "trainer INFO: Terminate signaled. Engine will stop after current iteration is finished.', '2026-12-01 "
         "09:58:43,224 milk-yield INFO: training finished after 12 epochs, val MAE 1.093 kg, RMSE 1.368 kg', "
         "'job exited with 0'"),
+    "ignite-milk-healthy-rerun-finished": (
+        f"no_failure: {W}; the same 3-epoch command rerun with --resume after an earlier (unlogged) run had finished "
+        "all 3 epochs: the newest checkpoint is loaded, Ignite sees a finished state and starts the run again from "
+        "epoch 1 with the loaded weights (3 more epochs), a normal end. evidence: '2026-12-01 10:13:38,540 milk-yield INFO: resumed from checkpoints/milk_checkpoint_3.pt (epoch 3)', '2026-12-01 10:13:38,541 trainer INFO: Engine run starting with max_epochs=3.', '2026-12-01 10:13:44,870 milk-yield INFO: training finished after 3 epochs, val MAE 2.365 kg, RMSE 2.970 kg', 'job exited with 0'"),
     "ignite-milk-renamed-column": (
         f"worker_exception: {W}; the parlour software update renamed conductivity_ms_cm to ec_ms_cm in the export; "
         f"pandas raises KeyError in load_records on both processes, {SPAWN}. evidence: '-- Process 1 terminated with "
