@@ -34,8 +34,10 @@ NOTES = {
         f"{TF}. evidence: \"[rank0]: ValueError: unknown optimizer 'adamW'\", 'TaskFailed - taskid:train', "
         "'job exited with 1'"),
     "doit-stockout-onnx-export": (
-        f"worker_exception: {W}; 'doit export_format=onnx': training and evaluation succeed, the export task's "
-        "torch.onnx.export needs onnxscript, which is not installed: ModuleNotFoundError, doit TaskError. evidence: "
+        f"library_version_mismatch: {W}; 'doit export_format=onnx': training and evaluation succeed, the export "
+        "task's torch.onnx.export needs onnxscript, which is not installed: ModuleNotFoundError, doit TaskError "
+        "(collected as worker_exception; relabelled after the blind measurement to the corpus's id for a missing "
+        "module, an environment problem, as its other ModuleNotFoundError logs). evidence: "
         "'TaskError - taskid:export', \"ModuleNotFoundError: No module named 'onnxscript'\", 'job exited with 2'"),
     "doit-stockout-epochs-typo": (
         "worker_exception: 'doit port=29821 epochs=3O' (pydoit 0.37.0, dodo.py reads its options with get_var); "
