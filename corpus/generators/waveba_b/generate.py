@@ -98,6 +98,12 @@ SCENARIOS = [
     # an earlier nightly run (not logged) stopped after 2 epochs; this one resumes from checkpoints/last.pt
     Scenario("papermill-returns-healthy-resume", "no_failure", ECO, pm(29905, "-p epochs 5 -p resume True"),
              r"resumed from[\s\S]*" + OK, prep=DATA + " && (" + pm(29907, "-p epochs 2") + ") > /dev/null 2>&1"),
+    # the previous nightly run (not logged) was cut by papermill's --execution-timeout 20 in the train cell; the rerun
+    # resumes from the last checkpoint it saved
+    Scenario("papermill-returns-healthy-rerun-after-limit", "no_failure", ECO,
+             pm(29949, "-p epochs 14 -p step_delay 0.05 -p resume True"), r"resumed from[\s\S]*" + OK,
+             prep=DATA + " && (" + pm(29947, "-p epochs 30 -p step_delay 0.05", opts="--execution-timeout 20")
+             + ") > /dev/null 2>&1"),
     Scenario("papermill-returns-healthy-c10d-workers", "no_failure", ECO,
              pm(29909, "-p rdzv c10d -p loader_workers 2"), OK, prep=DATA),
     Scenario("papermill-returns-renamed-column", "worker_exception", ECO, pm(29911), r"KeyError",
