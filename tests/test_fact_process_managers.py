@@ -1,9 +1,11 @@
 """Process managers and task runners that report a process's end in their own words (Celery's pool, Apache
-Airflow's task runner, systemd, supervisord): each is a process exit with its code or signal, and systemd's OOM
-report is a memory kill, so the cause follows from the exit as it does for torchrun's or Slurm's report. Every line is
-quoted from the public thread named beside it."""
+Airflow's task runner, systemd, supervisord, GNU make): each is a process exit with its code or signal, and systemd's
+OOM report is a memory kill, so the cause follows from the exit as it does for torchrun's or Slurm's report. Every line
+is quoted from the public thread named beside it, or printed by the tool run here (GNU make)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,36 @@ def test_a_pool_worker_killed_reads_as_the_kill_not_a_worker_exception(tmp_path)
     d = analyze([str(log)], model=False)
     assert d.root_cause == "host_oom_killed"
     assert d.first_failure is not None and d.first_failure.line == 1
+
+
+# GNU make's report of a failed recipe (``src/job.c`` ``child_error``), printed by GNU Make 4.3 on this machine: a
+# command make ran itself and a signal killed ("Segmentation fault", "Killed", "Aborted (core dumped)"), a command a
+# shell ran, which exited 128 + N ("Error 137"), a plain failure and an ignored one ("-" recipe)
+@pytest.mark.parametrize(
+    ("line", "code", "signal"),
+    [
+        ("make: *** [Makefile:10: segv2] Segmentation fault", None, "SIGSEGV"),
+        ("make: *** [Makefile:12: k92] Killed", None, "SIGKILL"),
+        ("make: *** [Makefile:14: ab] Aborted (core dumped)", None, "SIGABRT"),
+        ("make: *** [Makefile:4: kill9] Error 137", 137, "SIGKILL"),
+        ("make: *** [Makefile:2: segv] Error 139", 139, "SIGSEGV"),
+        ("make: *** [Makefile:6: fail] Error 1", None, None),
+        ("make: [Makefile:8: ignored] Error 2 (ignored)", None, None),
+    ],
+)
+def test_make_reports_a_recipe_killed_by_a_signal(line: str, code: int | None, signal: str | None) -> None:
+    exits = _exits(line + "\n")
+    if signal is None:
+        assert exits == []  # an exit status says no more than the command's own output; an ignored error is gone past
+    else:
+        (x,) = exits
+        assert (x.reporter, x.code, x.signal, x.detail) == ("make", code, signal, line.split("[")[1].split("]")[0])
+
+
+def test_a_make_pipeline_whose_step_segfaulted_is_a_native_crash() -> None:
+    # wave BA's make pipeline (corpus/generators/waveba_c): the features step's recursion overflowed the C stack; make's
+    # report is the only line that names the signal (the rules alone answered `unknown` before make's words were read)
+    log = Path(__file__).resolve().parents[1] / "corpus/logs/run-waveba-c-make-cranes-berth-loop/job.log"
+    d = analyze([str(log)], model=False)
+    assert d.root_cause == "native_crash"
+    assert d.first_failure is not None and "Segmentation fault" in d.first_failure.text

@@ -28,6 +28,8 @@ GATE: tuple[str, ...] = (
     r"Terminating StepId",
     r"Per user-direction",
     r"exited with (?:exit )?code",
+    # GNU make's report of a recipe whose shell exited 128 + N (extract._MAKE_EXIT)
+    r"\*\*\* \[[^\]\n]*\] Error 1[2-5]\d",
     r"HIP error",
     # any launcher's "<process> exited|died|was killed with|by code|signal N" (extract._GENERIC_EXIT)
     r"(?i:(?:exited|terminated|died|crashed|killed|exit)(?: unexpectedly| abnormally)?,? (?:with|by|on) (?:an? )?(?:(?:exit|return|error|status) )?(?:code|status|signal))",

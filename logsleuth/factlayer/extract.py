@@ -190,6 +190,14 @@ _SHELL = lazy(
     rf"|(?:it/s|s/it)\](?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
     rf"|\] - [^\n]*?\d(?P<word>{_SIGWORDS}){_CORE_DUMPED}\s*$"
 )
+# GNU make's report of a recipe that failed (``src/job.c`` ``child_error``: "%s[%s: %s] Error %d%s" for an exit status,
+# "%s[%s: %s] %s%s%s" with ``strsignal``'s word and " (core dumped)" for a death by signal; "*** " first unless the
+# error was ignored, a "-" recipe, which make goes past): "make: *** [Makefile:46: work/features.pkl] Segmentation
+# fault" when make ran the command itself, "make: *** [Makefile:4: train] Error 137" when a shell ran it and exited
+# 128 + N (GNU Make 4.3 here). Only deaths by signal are read: "Error 1" says no more than the command's own output.
+_MAKE_EXIT = lazy(
+    rf"\bmake(?:\[\d+\])?: \*\*\* \[(?P<target>[^\]\n]{{1,300}})\] (?:Error (?P<code>\d+)|(?P<word>{_SIGWORDS}){_CORE_DUMPED})"
+)
 # zsh's job report (``Src/jobs.c`` ``printjob``; messages from ``Src/signames2.awk``, ``tables.ZSH_SIGNAL_WORDS``):
 # "zsh: killed     python train.py", "zsh: segmentation fault (core dumped)  python train.py"
 # With job control (an interactive zsh) the report names the job and its pid instead: "[1]  + 14957 segmentation fault
@@ -1351,6 +1359,13 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
         sig = _signal(m["num"])
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
+    if "*** [" in text and not out and (m := _MAKE_EXIT.search(text)):
+        if m["word"]:
+            word = m["word"]
+            sig = tables.SIGNAL_WORDS.get(word) or tables.LOCALIZED_SIGNAL_WORDS[word]
+            _exit(ev, out, None, "make", signal=sig, detail=m["target"])
+        elif 128 < (_code(m["code"]) or 0) < 160:
+            _exit(ev, out, _code(m["code"]), "make", detail=m["target"])
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
         word = m["word"]
         sig = tables.SIGNAL_WORDS.get(word) or tables.LOCALIZED_SIGNAL_WORDS[word]

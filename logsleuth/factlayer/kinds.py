@@ -80,7 +80,8 @@ class ProcessExit(Fact):
             "traps: python[1234] trap invalid opcode ip:...") | ``celery`` (Celery's pool, billiard: "Process
             'ForkPoolWorker-3' pid:19 exited with 'signal 9 (SIGKILL)'", ``WorkerLostError``) | ``airflow`` (its task
             runner: "Task exited with return code Negsignal.SIGKILL") | ``systemd`` ("Main process exited,
-            code=killed, status=9/KILL") | ``supervisord`` ("exited: trainer (terminated by SIGKILL; not expected)"))
+            code=killed, status=9/KILL") | ``supervisord`` ("exited: trainer (terminated by SIGKILL; not expected)") |
+            ``make`` (GNU make's "make: *** [Makefile:46: features.pkl] Segmentation fault", "... Error 137"))
             or the process's own signal handler
             (``faulthandler`` | ``glog`` | ``absl`` | ``opal`` | ``ucx`` | ``paddle`` | ``dataloader_worker``: torch's
             DataLoader worker handler | ``tvm_ffi``: apache-tvm-ffi's SIGSEGV handler, which libraries built on it
