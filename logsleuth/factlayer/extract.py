@@ -175,6 +175,13 @@ _SIGWORDS = (
     r"Killed|Segmentation fault|Aborted|Abort trap|Bus error|Illegal instruction|Floating point exception|Terminated|"
     r"Hangup|" + "|".join(tables.LOCALIZED_SIGNAL_WORDS)
 )
+
+
+def _sigword(word: str) -> str:
+    """The signal named by one of ``_SIGWORDS`` ("Segmentation fault" -> ``SIGSEGV``, glibc's translations too)."""
+    return tables.SIGNAL_WORDS.get(word) or tables.LOCALIZED_SIGNAL_WORDS[word]
+
+
 # macOS's strsignal(3) words end in the number, and SIGABRT is "Abort trap" there ("Abort trap: 6", "Segmentation
 # fault: 11", "Bus error: 10", "Killed: 9"; nwojke/mcf-tracker#7)
 _CORE_DUMPED = r"(?:: \d{1,2})?(?: +\((?:core dumped|" + "|".join(tables.LOCALIZED_CORE_DUMPED) + r")\))?"
@@ -1361,15 +1368,11 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
     if "*** [" in text and not out and (m := _MAKE_EXIT.search(text)):
         if m["word"]:
-            word = m["word"]
-            sig = tables.SIGNAL_WORDS.get(word) or tables.LOCALIZED_SIGNAL_WORDS[word]
-            _exit(ev, out, None, "make", signal=sig, detail=m["target"])
+            _exit(ev, out, None, "make", signal=_sigword(m["word"]), detail=m["target"])
         elif 128 < (_code(m["code"]) or 0) < 160:
             _exit(ev, out, _code(m["code"]), "make", detail=m["target"])
     if ev.source not in ("python",) and (m := _SHELL.search(text)) and not out:
-        word = m["word"]
-        sig = tables.SIGNAL_WORDS.get(word) or tables.LOCALIZED_SIGNAL_WORDS[word]
-        _exit(ev, out, None, "shell", signal=sig, detail=word)
+        _exit(ev, out, None, "shell", signal=_sigword(m["word"]), detail=m["word"])
     elif (
         ("zsh: " in text or "  " in text)
         and not out
