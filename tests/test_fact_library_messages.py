@@ -34,6 +34,11 @@ def _family(line: str) -> str:
         # numpy 1.24 release notes: the expired aliases
         ("AttributeError: module 'numpy' has no attribute 'float'", "api_mismatch"),
         ("AttributeError: module 'mymodel' has no attribute 'build_encoder'", ""),
+        # accelerate/commands/config/config_args.py BaseConfig.from_yaml_file (wave AZ's real run)
+        ("ValueError: The config file at accelerate_config.yaml had unknown keys (['ipex_config']), please try "
+         "upgrading your `accelerate` version or fix (and potentially remove) these keys from your config file.",
+         "environment"),
+        ("ValueError: The `Result` class should be imported from `ray.tune`. Please update your imports.", ""),
         # CPython's argument check on a private callee
         ("TypeError: _write_item() missing 1 required positional argument: 'serialization_format'", "api_mismatch"),
     ],

@@ -474,6 +474,16 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # is version 0.1.69, but this version of jax requires version >= 0.1.74." (jax-ml/jax#17638)
     (r"\bis newer than and incompatible with \w+ version \S+", "environment"),
     (r"^\w+ is version \S+, but this version of \w+ requires version >= ?\S+", "environment"),
+    # a library's own check that ends by telling the user to upgrade it: the installed release predates what the
+    # input (a config file, a saved object) was written for. accelerate's config loader (``accelerate/commands/config/
+    # config_args.py`` ``BaseConfig.from_yaml_file``/``from_json_file``): "The config file at accelerate_config.yaml had
+    # unknown keys (['ipex_config']), please try upgrading your `accelerate` version or fix (and potentially remove)
+    # these keys from your config file." (wave AZ's real run). Only an upgrade *of a named package's version*: "Please
+    # update your imports" or "upgrade your CuDNN library" say something else or are read elsewhere
+    (
+        r"(?i)\b(?:please |try )+(?:upgrad(?:e|ing)|updat(?:e|ing)) your `?[\w.-]+`? (?:version|package)\b",
+        "environment",
+    ),
     # one library calling another's function with a signature this version of it does not have: CPython's argument
     # checks (``Python/ceval.c``/``Objects/call.c``: "%U() missing %i required positional argument%s: %U", "%U() got an
     # unexpected keyword argument '%S'", "%U() takes %d positional argument%s but %d %s given"). A *private* callee
