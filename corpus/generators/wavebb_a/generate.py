@@ -100,17 +100,18 @@ def node(i: int, port: int, args: str = "", env: str = "GLOO_SOCKET_IFNAME=eth0"
     inner = (f"hostname {HOSTS[i]} && {pre}cd {{job}} && exec env {env} nice -n 5 {{bin}}/torchrun --nnodes 2 "
              f"--nproc-per-node 2 {rdzv} "
              f"{torchrun}train.py --step-delay 0.1" + (" " + args if args else ""))
-    return f"ip netns exec {NS[i]} unshare --uts bash -c {sh_quote(inner)}"
+    mnt = " --mount" if pre else ""  # a host-local mount (pre) needs its own mount namespace
+    return f"ip netns exec {NS[i]} unshare --uts{mnt} bash -c {sh_quote(inner)}"
 
 
 def both(port: int, args: str = "", a1: str | None = None, env0: str = "GLOO_SOCKET_IFNAME=eth0",
          env1: str = "GLOO_SOCKET_IFNAME=eth0", pre1: str = "", torchrun: str = "", late: float = 0,
-         only0: bool = False, static: bool = False) -> str:
+         only0: bool = False, static: bool = False, local1: str = "") -> str:
     """The launch script: start node 0, then node 1 (after `late` s), wait for both; the shell's exit line."""
     n0 = node(0, port, args, env0, torchrun=torchrun, static=static)
     if only0:
         return f"{n0}; echo \"job exited with $?\""
-    n1 = node(1, port, args if a1 is None else a1, env1, torchrun=torchrun, static=static)
+    n1 = node(1, port, args if a1 is None else a1, env1, local1, torchrun=torchrun, static=static)
     if pre1:  # e.g. node 1's memory cgroup, joined before entering the host (ip netns exec remounts /sys)
         n1 = f"( {pre1}exec {n1} )"
     return (f"{n0} & p0=$!; sleep {late or 1}; {n1} & p1=$!; wait $p0; r0=$?; wait $p1; r1=$?; "
@@ -193,6 +194,16 @@ SCENARIOS = [
              trigger=((N1E2, "hup"),), timeout=200),
     Scenario("mn-pcurve-new-turbine", "collective_mismatch", both(29920, "--turbine-weights"), r"[Mm]ismatch",
              prep=DATA + " --new-turbine", env={"TORCH_DISTRIBUTED_DEBUG": "DETAIL"}),
+    # node 1's own disk: its copy of the job directory has an empty data/ (the export was only copied to node 0)
+    Scenario("mn-pcurve-data-on-master-only", "worker_exception",
+             both(29925, PGT, local1="mount -t tmpfs -o size=1m tmpfs {job}/data && "), r"FileNotFoundError"),
+    # tried first: node 1's firewall dropping new incoming TCP on eth0 (iptables -A INPUT -i eth0 -p tcp --syn -j DROP)
+    # trained to the end (exit 0; gloo's pairs across the hosts are opened from node 1's side), not kept.
+    # The master's firewall opens only the rendezvous port to the other host: the rendezvous forms, but node 1's
+    # ranks cannot reach the process-group store torchrun starts on another port of the master (MASTER_PORT)
+    Scenario("mn-pcurve-master-firewall", "rendezvous_timeout", both(29927, PGT), r"job exited with [1-9]",
+             setup=f"ip netns exec {NS[0]} iptables -A INPUT -i eth0 -p tcp --dport 29927 -j ACCEPT && "
+                   f"ip netns exec {NS[0]} iptables -A INPUT -i eth0 -p tcp --syn -j DROP", timeout=200),
     Scenario("mn-pcurve-stopped-quiet", "silent_hang", both(29921, "--epochs 8 --pg-timeout 1800"), N1E2,
              trigger=((N1E2, "n1rank:STOP"),), timeout=90, hang_ok=True),
 ]

@@ -141,4 +141,21 @@ NOTES = {
         "evidence: 'E1201 13:54:45.421000 22842 torch/distributed/elastic/multiprocessing/api.py:1002] failed "
         "(exitcode: -9) local_rank: 0 (pid: 22848) of binary: /tmp/corpus-venv-bb-a/bin/python3', '  exitcode  : -9 "
         "(pid: 22848)  (SIGKILL)', 'job exited with 1'"),
+    "mn-pcurve-data-on-master-only": (
+        f"worker_exception: {W}, '--pg-timeout 30'; the SCADA export was only copied to wtg-train-01: on wtg-train-02 "
+        "the job directory's data/ is empty (a host-local mount); both of node 1's ranks raise FileNotFoundError "
+        "loading the fleet table right after the process group forms, node 0's ranks see their connections close. "
+        "evidence: \"[rank2]: FileNotFoundError: [Errno 2] No such file or directory: 'data/fleet.csv'\", '[rank1]: "
+        "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by "
+        "peer [10.77.0.2]:62646. This is typically caused by a remote worker crashing. Check the logs of the remote "
+        "worker before reporting an error. GLHF! 🏖️', 'job exited with 1'"),
+    "mn-pcurve-master-firewall": (
+        f"rendezvous_timeout: {W}, '--pg-timeout 30'; wtg-train-01's firewall opens only the rendezvous port to the "
+        "other host (iptables: ACCEPT tcp dport 29927 on eth0, then DROP new TCP connections on eth0); the c10d "
+        "rendezvous forms, but node 1's ranks cannot connect to the process-group store torchrun started on another "
+        "port of the master (MASTER_PORT 41187), and node 0's ranks time out waiting for ranks 2 and 3 in "
+        "init_process_group; no training step runs. evidence: '[E1201 13:57:59.818603592 socket.cpp:1028] [c10d] The "
+        "client socket has timed out after 30000ms while trying to connect to (wtg-train-01, 41187).', "
+        "'torch.distributed.DistStoreError: wait timeout after 30000ms, keys: /default_pg/0//cpu//0/2', "
+        "'job exited with 1'"),
 }
