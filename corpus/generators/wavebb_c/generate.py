@@ -229,7 +229,7 @@ def run(s: Scenario) -> bool:
             (job / d / "archive").mkdir()
             with open(job / d / "archive" / "previous-runs.tar", "wb") as f:
                 f.write(os.urandom(prefill))
-    home = JOBS / "home"  # the developer's home, emptied for every scenario except DeepSpeed's op build cache
+    home = JOBS / "home"  # the developer's home, emptied for every scenario
     home.mkdir(parents=True, exist_ok=True)
     for p in home.iterdir():
         if True:
