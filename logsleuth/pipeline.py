@@ -56,6 +56,7 @@ from .recovered import (
     retried_after_failure,
     went_on_after_errors,
     went_on_after_exception,
+    went_on_after_signal,
 )
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView, tail_lines
@@ -650,6 +651,7 @@ def decide(
     torn = went_on_after_errors(evidence, torn, matches)  # error lines no rule explains, every rank trained past
     torn = finished_after_failure(evidence, torn)  # the orchestrator reported the whole run succeeded after it
     torn = all_exited_cleanly(evidence, torn)  # an exception's answer while the launcher saw every process exit 0
+    torn = went_on_after_signal(evidence, torn)  # a stop signal caught, training went on, every process exited 0
     # the user's Ctrl-C with nothing failed before it: the job was waiting (a fact the model's vote does not overrule)
     torn = interrupted_while_waiting(evidence, torn)
     if torn is not diag:

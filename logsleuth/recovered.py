@@ -456,13 +456,18 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
 
 CLEAN_RULE_ID = "all-exited-cleanly"
 MIN_CLEAN_EXITS = 2  # a launcher's reports of processes that exited with status 0
-# answers read from a printed exception: what every process exiting 0 contradicts
-_EXCEPTION_ANSWERS = frozenset({"worker_exception", "unknown"})
+# answers that every process exiting 0 contradicts: a printed exception (``worker_exception``, or ``unknown`` from
+# error lines), and a peer lost or waited for (``peer_process_died``, ``collective_timeout``) - a process whose peer
+# really died or never answered fails its collective and exits non-zero; one that logged the loss and exited 0 saw a
+# peer that had finished first (TensorFlow's coordination service reporting a worker that exited before the chief as
+# "stopped sending heartbeats", wave BB's real run)
+_EXCEPTION_ANSWERS = frozenset({"worker_exception", "unknown", "peer_process_died", "collective_timeout"})
 
 
 def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when it rests on a printed exception (``worker_exception``, or ``unknown``
-    from error lines) while the job's launcher reports every process it started exiting with status 0
+    from error lines) or on a lost or awaited peer (``peer_process_died``, ``collective_timeout``) while the job's
+    launcher reports every process it started exiting with status 0
     (``ProcessExit`` code 0, at least ``MIN_CLEAN_EXITS``, after the last exception), and nothing in the job ended by a
     signal or non-zero code, was stopped by a signal, or was cancelled by a scheduler.
 
@@ -498,11 +503,15 @@ def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if any(f.event.path == first_clean.event.path and f.event.line > first_clean.event.line for f in exceptions):
         return diag  # an exception printed after a process had already ended: the others' end is not in sight
     n = len(clean)
+    why = (
+        "the peer reported lost had finished and exited first"
+        if diag.root_cause in ("peer_process_died", "collective_timeout")
+        else f"the exception{'s' if len(exceptions) != 1 else ''} printed before were caught, or raised outside a "
+        "main thread (a library's background process at shutdown)"
+    )
     message = (
         f"Every process the launcher reported exited with status 0 ({n} reports, first at {first_clean.event.path}:"
-        f"{first_clean.event.line}), and nothing ended by a signal or a non-zero code: the exception"
-        f"{'s' if len(exceptions) != 1 else ''} printed before were caught, or raised outside a main thread (a "
-        "library's background process at shutdown). The job did its work."
+        f"{first_clean.event.line}), and nothing ended by a signal or a non-zero code: {why}. The job did its work."
     )
     fix = Fix(
         summary="Nothing to fix for the run itself; the exceptions are listed as symptoms. A background process's "
@@ -510,3 +519,61 @@ def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     )
     healthy = healthy_by_fact(diag, rule_id=CLEAN_RULE_ID, message=message, confidence=0.7, fix=fix)
     return dataclasses.replace(healthy, unexplained=())
+
+
+SIGNAL_WENT_ON_RULE_ID = "went-on-after-signal"
+# answers read from a stop signal a process received (not from a process it ended)
+_SIGNAL_ANSWERS = frozenset({"job_preempted", "terminal_hangup"})
+
+
+def went_on_after_signal(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when it rests on a stop signal the job's processes received
+    (``job_preempted``/``terminal_hangup``: "SIGTERM caught", "Received 15 death signal") that ended nothing: every
+    rank that prints progress printed at least ``MIN_STEPS_WENT_ON`` progress lines after it, going forward with no
+    restart, every process the launcher reported exited with status 0 (``ProcessExit`` code 0, at least
+    ``MIN_CLEAN_EXITS``; none by a signal or a non-zero code), no scheduler verdict was printed, and nothing failed
+    after the ranks went on.
+
+    A handler that caught the signal and let training go on (TensorFlow's preemption notifier,
+    ``tsl/platform/preemption_notifier.cc``, logs "SIGTERM caught" and only a ``PreemptionCheckpointHandler`` acts on
+    it; wave BB's run under ``timeout 30`` trained all 12 epochs and both workers exited 0) did not preempt the run;
+    a graceful preemption saves within a step or two and exits, so its ranks cannot print that many more steps. The
+    wrapper that sent the signal may still report a failure (``timeout``'s 124), which the fix says. Else ``diag``
+    unchanged."""
+    first = diag.first_failure
+    if diag.root_cause not in _SIGNAL_ANSWERS or first is None:
+        return diag
+    exits = [f for f in evidence.facts if isinstance(f, ProcessExit)]
+    if len(exits) < MIN_CLEAN_EXITS or any(f.code or f.signal for f in exits):
+        return diag
+    if any(isinstance(f, SchedulerVerdict) for f in evidence.facts):
+        return diag
+    ranked = [rp for rp in evidence.progress.values() if rp.lines]
+    # progress that names no rank is every process's lines in one stream: a counter each process prints repeats
+    printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
+    if not printing:
+        return diag
+    t_first = evidence.time_of(first) or first.time
+    went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
+    for rp in printing:
+        after = _went_forward(rp, first, t_first, repeats=not ranked)
+        if after is None:
+            return diag
+        went.append((rp, after[0], after[-1][3]))
+    signalled = {id(f.event) for f in evidence.facts if isinstance(f, SignalFact)}
+    failures = [e for e in _failures(evidence) if id(e) not in signalled and e is not first]
+    if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in failures):
+        return diag
+    how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, _p, top in sorted(went, key=lambda w: w[0].rank)[:4])
+    message = (
+        f"The processes received the signal at {first.path}:{first.line} ({diag.title or diag.root_cause}) and went "
+        f"on: {how}, and every process the launcher reported exited with status 0 ({len(exits)} reports). The signal "
+        "was caught and ended nothing."
+    )
+    fix = Fix(
+        summary="Nothing to fix for the run itself. Whatever sent the signal (a time limit such as `timeout`, a "
+        "scheduler's warning) may still count the job as failed (`timeout` exits 124); if the signal was meant to stop "
+        "the run, the framework's handler only logged it (TensorFlow acts on it only under a "
+        "`PreemptionCheckpointHandler`)."
+    )
+    return healthy_by_fact(diag, rule_id=SIGNAL_WENT_ON_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)

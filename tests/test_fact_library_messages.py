@@ -39,6 +39,16 @@ def _family(line: str) -> str:
          "upgrading your `accelerate` version or fix (and potentially remove) these keys from your config file.",
          "environment"),
         ("ValueError: The `Result` class should be imported from `ray.tune`. Please update your imports.", ""),
+        # keras/src/callbacks/model_checkpoint.py and keras/src/saving/saving_api.py (Keras 3 under Keras 2 code)
+        ("ValueError: When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in "
+         "`.weights.h5` (Keras weights format). Received: filepath=best_model.h5", "api_mismatch"),
+        ("ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension for the native "
+         "Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if you want to export a "
+         "SavedModel for use with TFLite/TFServing/etc. Received: filepath=export/footfall_model", "api_mismatch"),
+        # tensorflow/core/common_runtime/collective_param_resolver_local.cc
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Collective ops is aborted by: Shape mismatch in "
+         "the collective instance 103. Op at device /job:worker/replica:0/task:0/device:CPU:0 expected shape [17,64] "
+         "but another member in the group expected shape [16,64].", "collective_mismatch"),
         # CPython's argument check on a private callee
         ("TypeError: _write_item() missing 1 required positional argument: 'serialization_format'", "api_mismatch"),
     ],

@@ -374,6 +374,20 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # [..] but another member provided shape [..]"): the workers issued different collectives (wave AL's run with
     # ``model.save()`` on the chief alone)
     (r"\bCollective instance \d+ expected (?:type|shape|group_size)\b", "collective_mismatch"),
+    # the same check once the instance's parameters are shared (same file, the later path of ``CompleteInstanceLocal``):
+    # "Shape mismatch in the collective instance 103. Op at device /job:worker/replica:0/task:0/device:CPU:0 expected
+    # shape [17,64] but another member in the group expected shape [16,64]" (wave BB's run: two workers building
+    # different feature sets), relayed to the other worker as "Collective ops is aborted by: Shape mismatch ..."
+    (r"\bShape mismatch in the collective instance \d+\b", "collective_mismatch"),
+    # Keras 3's file-format checks, which code written for Keras 2 (``tf.keras`` before TF 2.16, or ``tf_keras``) fails
+    # when the installed Keras is 3 (https://keras.io/guides/migrating_to_keras_3/): ``keras/src/callbacks/
+    # model_checkpoint.py`` ("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in
+    # `.weights.h5` (Keras weights format). Received: filepath=best_model.h5") and ``keras/src/saving/saving_api.py``
+    # ``save_model`` ("Invalid filepath extension for saving. Please add either a `.keras` extension for the native
+    # Keras format (recommended) or a `.h5` extension. ..."); notebooks and projects carry Keras-3 workarounds for both
+    # (wave BB's run: ``TF_USE_LEGACY_KERAS`` unset, so TensorFlow 2.21 loaded Keras 3 under a Keras 2 script)
+    (r"the filepath provided must end in `\.weights\.h5`", "api_mismatch"),
+    (r"^Invalid filepath extension for saving\. Please add either a `\.keras` extension", "api_mismatch"),
     # Horovod's coordinator, when the ranks' requests for one tensor name disagree (``horovod/common/controller.cc``
     # ``Controller::ConstructResponse``): "Mismatched BROADCAST tensor shapes: One rank sent a tensor of shape [9], but
     # another rank sent a tensor of shape [8].", "Mismatched data types: One rank had type float32, but another rank had
