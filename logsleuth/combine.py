@@ -62,8 +62,9 @@ _VERSION_SPEC = re.compile(
 # ``recovered.retried_after_failure``: Ray retried the failed work and the job went on;
 # ``recovered.went_on_after_exception``: the loop caught an exception and every rank went on;
 # ``recovered.went_on_after_errors``: error lines no rule explains, and every rank trained on past them;
-# ``recovered.finished_after_failure``: the orchestrator reported the whole run succeeded after it), which a vote on the
-# job's lines does not overrule
+# ``recovered.finished_after_failure``: the orchestrator reported the whole run succeeded after it;
+# ``recovered.went_on_after_signal``: a stop signal was caught, every rank trained on and every process exited 0), which
+# a vote on the job's lines does not overrule
 SUCCESS_FACTS = frozenset(
     {
         "teardown-after-success",
@@ -72,6 +73,7 @@ SUCCESS_FACTS = frozenset(
         "went-on-after-exception",
         "went-on-after-errors",
         "run-finished-after-failure",
+        "went-on-after-signal",
     }
 )
 # failure verdicts read from facts about how the job ended that a vote on its lines does not overrule
