@@ -106,6 +106,29 @@ WENT_ON_RULE_ID = "went-on-after-exception"
 MIN_STEPS_WENT_ON = 5
 
 
+def _all_went_on(
+    evidence: JobEvidence,
+    printing: Sequence[RankProgress],
+    first: Event,
+    failures: Sequence[Event],
+    *,
+    repeats: bool = False,
+) -> str | None:
+    """How every process in ``printing`` went on after ``first`` ("rank 0 went on to epoch 3 step 40; ..."), or None
+    when one of them did not go ``MIN_STEPS_WENT_ON`` progress lines forward (too few, or back: a restart, read by
+    ``resumed_after_failure``) or one of ``failures`` comes after the first line it went on with."""
+    t_first = evidence.time_of(first) or first.time
+    went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
+    for rp in printing:
+        after = _went_forward(rp, first, t_first, repeats=repeats)
+        if after is None:
+            return None
+        went.append((rp, after[0], after[-1][3]))
+    if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in failures):
+        return None
+    return "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, _p, top in sorted(went, key=lambda w: w[0].rank)[:4])
+
+
 def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when its first failure is a Python exception the job went on from without
     a restart: the training loop caught it (an optional plotting import, a side upload), printed the traceback
@@ -137,17 +160,9 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
-    t_first = evidence.time_of(first) or first.time
-    went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
-    for rp in printing:
-        after = _went_forward(rp, first, t_first)
-        if after is None:
-            return diag  # too few steps after it, or went back: a restart, read by ``resumed_after_failure``
-        went.append((rp, after[0], after[-1][3]))
-    failures = _failures(evidence)
-    if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in failures):
+    how = _all_went_on(evidence, printing, first, _failures(evidence))
+    if how is None:
         return diag
-    how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, _p, top in sorted(went, key=lambda w: w[0].rank)[:4])
     message = (
         f"The job went on after the exception at {first.path}:{first.line} ({diag.title or diag.root_cause}): {how}, "
         "with no restart and nothing failing after it: the exception was caught and reported, not fatal."
@@ -461,7 +476,7 @@ MIN_CLEAN_EXITS = 2  # a launcher's reports of processes that exited with status
 # really died or never answered fails its collective and exits non-zero; one that logged the loss and exited 0 saw a
 # peer that had finished first (TensorFlow's coordination service reporting a worker that exited before the chief as
 # "stopped sending heartbeats", wave BB's real run)
-_EXCEPTION_ANSWERS = frozenset({"worker_exception", "unknown", "peer_process_died", "collective_timeout"})
+_CLEAN_EXIT_CONTRADICTS = frozenset({"worker_exception", "unknown", "peer_process_died", "collective_timeout"})
 
 
 def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
@@ -476,7 +491,7 @@ def all_exited_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     another thread (a library's background process or thread at shutdown: Hivemind's DHT process reporting its closed
     pipe, a multiprocessing manager's connection after the main process finished). The job's own status says it did
     its work. Else ``diag`` unchanged."""
-    if diag.root_cause not in _EXCEPTION_ANSWERS:
+    if diag.root_cause not in _CLEAN_EXIT_CONTRADICTS:
         return diag
     clean = [f for f in evidence.facts if isinstance(f, ProcessExit) and f.code == 0 and not f.signal]
     if len(clean) < MIN_CLEAN_EXITS:
@@ -553,18 +568,11 @@ def went_on_after_signal(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
-    t_first = evidence.time_of(first) or first.time
-    went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
-    for rp in printing:
-        after = _went_forward(rp, first, t_first, repeats=not ranked)
-        if after is None:
-            return diag
-        went.append((rp, after[0], after[-1][3]))
     signalled = {id(f.event) for f in evidence.facts if isinstance(f, SignalFact)}
     failures = [e for e in _failures(evidence) if id(e) not in signalled and e is not first]
-    if any(_failed_after(evidence, e, point) for _rp, point, _top in went for e in failures):
+    how = _all_went_on(evidence, printing, first, failures, repeats=not ranked)
+    if how is None:
         return diag
-    how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, _p, top in sorted(went, key=lambda w: w[0].rank)[:4])
     message = (
         f"The processes received the signal at {first.path}:{first.line} ({diag.title or diag.root_cause}) and went "
         f"on: {how}, and every process the launcher reported exited with status 0 ({len(exits)} reports). The signal "
