@@ -141,4 +141,12 @@ NOTES = {
         "process group exists; torchrun stops the other rank. evidence: 'ValueError: --load_best_model_at_end requires "
         "the save and eval strategy to match, except when --save_strategy=\"best\", but found', '- Save strategy: "
         "SaveStrategy.STEPS', 'job exited with 1'"),
+    "claims-second-node-missing": (
+        "rendezvous_timeout: Hugging Face transformers Trainer (transformers 5.24.0, accelerate 1.15.0, torch "
+        "2.13.0+cpu), the team's two-node launch 'torchrun --nproc-per-node 2 --nnodes 2 --rdzv-backend c10d "
+        "--rdzv-endpoint localhost:29635 --rdzv-id claims-triage --rdzv-conf join_timeout=30 train.py --output_dir "
+        "out/claims-triage --do_train --do_eval --use_cpu --ddp_backend gloo ...' started on the first node only (the "
+        "second node's job never started); an insurance company's claim-note triage classifier; torchrun's agent waits "
+        "30 s in the rendezvous for the second node, then gives up before any worker starts. evidence: "
+        "'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', 'job exited with 1'"),
 }
