@@ -16,6 +16,7 @@ from typing import Any, Protocol, overload, runtime_checkable
 from .collective_paths import ranks_in_different_collectives
 from .combine import combine, rule_decides
 from .diagnose import diagnose
+from .ended_mid_run import output_stopped_mid_run
 from .errors import InputError
 from .evidence import JobEvidence, RankActivity
 from .factlayer import Fact
@@ -654,6 +655,7 @@ def decide(
     torn = went_on_after_signal(evidence, torn)  # a stop signal caught, training went on, every process exited 0
     # the user's Ctrl-C with nothing failed before it: the job was waiting (a fact the model's vote does not overrule)
     torn = interrupted_while_waiting(evidence, torn)
+    torn = output_stopped_mid_run(evidence, torn)  # nothing failed, but the output stops short of its stated totals
     if torn is not diag:
         diag = dataclasses.replace(torn, ranks=_rank_summary(evidence, torn))
     if model is not None and not (rule_decides(diag) and not explain):  # else the model could not change the answer

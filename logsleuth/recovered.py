@@ -412,7 +412,8 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
     exception a library logged with its traceback (``uncaught`` is False) is one more error to go past; and every
     stream that prints progress printed at least ``MIN_STEPS_WENT_ON`` distinct progress counters after each error,
     never going back and above everything it printed before the error (no restart), the rank an error names among
-    them - or, instead of those counts, the script said its training finished (``RunFinished``) after every error.
+    them - or, instead of those counts, the script said its training finished (``RunFinished``) after every error
+    (also where nothing prints progress lines, as HF Trainer's log dicts are not, when no error names a rank).
     A library's error-level line at start-up that its process survives (TensorFlow's "failed call to cuInit" on a host
     without a GPU, an absl/glog ``E`` line about an optional plugin) then reads as what it was: the job trained on.
     Else ``diag`` unchanged (a process that stopped after its error leaves its peers blocked at the next collective:
@@ -429,8 +430,6 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
             return diag
     ranked = [rp for rp in evidence.progress.values() if rp.lines]
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
-    if not printing:
-        return diag
     named = {e.rank for e in errors if e.rank is not None}
     if ranked and not named <= {rp.rank for rp in ranked}:
         return diag  # a rank that printed an error printed no progress: nothing shows that it went on
@@ -445,6 +444,10 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
         ),
         None,
     )
+    if not printing and (finished is None or named):
+        # no progress lines (HF Trainer's log dicts name no step): the script's own word that it finished after every
+        # error stands for them, where no error names a rank that could have stopped alone
+        return diag
     went: list[tuple[RankProgress, tuple[int, int, int]]] = []
     for rp in printing:
         # unranked lines interleave the processes' own (each prints step 10): a counter may repeat, not go back
@@ -455,7 +458,8 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
         went.append((rp, max(p[3] for p in rp.recent)))
     how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, top in sorted(went, key=lambda w: w[0].rank)[:4])
     if finished is not None:
-        how += f', and the run said it finished ("{finished.words}", {finished.event.path}:{finished.event.line})'
+        said = f'the run said it finished ("{finished.words}", {finished.event.path}:{finished.event.line})'
+        how = f"{how}, and {said}" if how else said
     n = len(evidence.unexplained)
     message = (
         f"{n} error line{'s' if n > 1 else ''} no rule explains (first at {evidence.unexplained[0].path}:"

@@ -527,6 +527,13 @@ _RANK_GOT_SIGTERM = lazy(
 # SIGTERM, sender unknown, the same fact as a rank's own handler; and ``PreemptionCheckpointHandler``'s own account
 # (``tensorflow/python/distribute/failure_handling/failure_handling.py``: "Termination caught in main thread on
 # preempted worker")
+# The same handler's report of SIGHUP ("16:37:06 WARNING [rank0] received SIGHUP, stopping", "[rank 1] received signal
+# 1"): the terminal or session the job ran in closed (the kernel sends SIGHUP to its foreground process group; wave
+# BC's Keras run)
+_RANK_GOT_SIGHUP = lazy(
+    r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?"
+    r"\b(?:(?:[Rr]eceived|[Cc]aught) (?:signal )?SIGHUP|[Rr]eceived signal 1(?![\d.])|SIGHUP (?:received|caught))\b"
+)
 # Celery's worker on SIGHUP (``celery/apps/worker.py`` ``install_worker_restart_handler``, the handler it installs for
 # SIGHUP: "Restarting celery worker (<argv>)", then it execs itself again): the terminal or session it ran in closed
 _CELERY_SIGHUP = lazy(r"\bRestarting celery worker \(")
@@ -1138,7 +1145,9 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
         signals, scheduler verdicts, numeric health.
     """
     text = ev.text
-    if not _may_hold_facts(text):
+    # a parsed traceback is an exception fact whatever its words (a raised ``DeprecationWarning`` holds none of the
+    # prefilter's words)
+    if not _may_hold_facts(text) and not ev.params.get("exc_type"):
         return ()
     out: list[Fact] = []
     _exits(ev, text, out)
@@ -1489,6 +1498,30 @@ _MOVED_API = lazy(
     r"|\bno longer (?:supported|accepted|available)\b[^\n]{0,200}?\buse\b"
     r"|\b[Uu]se `[\w.]+(?:\(\))?` instead\b"
 )
+# the same refusal in a library's own words: transformers' ``HfArgumentParser.parse_args_into_dataclasses`` ("Some
+# specified arguments are not used by the HfArgumentParser: ['--overwrite_output_dir']": command-line flags no field
+# of ``TrainingArguments`` takes) and Keras 3's ``BaseOptimizer.__init__`` ("Argument(s) not recognized: {'lr': 0.002}")
+_HF_UNUSED_ARGS = lazy(r"Some specified arguments are not used by the HfArgumentParser: \[(?P<args>[^\]\n]*)\]")
+_KERAS_UNRECOGNIZED = lazy(r"^Argument\(s\) not recognized: \{(?P<kws>[^}\n]*)\}")
+_FLAG = lazy(r"'--?([A-Za-z_][\w-]*)'")
+_DICT_KEY = lazy(r"'(\w+)':")
+
+
+def _refused_keywords(message: str) -> list[tuple[str, str]]:
+    """``(class, keyword)`` pairs a library's own refusal of unknown arguments names (``tables.MOVED_KEYWORDS`` keys)."""
+    if "HfArgumentParser" in message and (m := _HF_UNUSED_ARGS.search(message)):
+        flags = [f.replace("-", "_") for f in _FLAG.findall(m["args"])]
+        return [(c, f) for f in flags for c in ("TrainingArguments", "Seq2SeqTrainingArguments")]
+    if "not recognized" in message and (m := _KERAS_UNRECOGNIZED.search(message)):
+        return [("keras.Optimizer", k) for k in _DICT_KEY.findall(m["kws"])]
+    return []
+
+
+# a deprecation *raised* (not warned) by an installed package: it refuses the API its caller used, which an earlier
+# release of it accepted (Ray Train v2's ``TorchTrainer(resume_from_checkpoint=...)``: ``raise
+# DeprecationWarning(_RESUME_FROM_CHECKPOINT_DEPRECATION_WARNING)``, ``ray/train/v2/api/data_parallel_trainer.py``,
+# ray-project/ray#49454, wave BC's run); a warning filter turned into an error (``-W error``) says the same
+_REFUSED_AS_DEPRECATED = frozenset({"DeprecationWarning", "FutureWarning", "PendingDeprecationWarning"})
 
 
 def _installed_code(innermost: str, user: bool) -> bool:
@@ -1508,19 +1541,23 @@ def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
     signature the installed version does not have (trl -> vLLM's ``EngineArgs.__init__() got an unexpected keyword
     argument 'worker_extension_cls'``, huggingface/trl#3304); or an ``AttributeError`` on a module of the ML stack's
     packages (``tables.VERSIONED_PACKAGES``), wherever the call was made; or, wherever the call was made, a keyword
-    that one of the ML stack's classes renamed or removed between releases (``tables.MOVED_KEYWORDS``); or an
+    that one of the ML stack's classes renamed or removed between releases (``tables.MOVED_KEYWORDS``), refused by
+    CPython's argument check or by the library's own (``_refused_keywords``: HfArgumentParser, Keras); or an
     installed package refusing an API its caller used because that API moved (``_MOVED_API``: "... Use
-    `ray.train.ScalingConfig` instead.", "... was removed in 2.0, use ... instead")."""
+    `ray.train.ScalingConfig` instead.", "... was removed in 2.0, use ... instead") or by raising a deprecation
+    (``_REFUSED_AS_DEPRECATED``)."""
     short = typ.rsplit(".", 1)[-1]
     if short == "TypeError" and "unexpected keyword" in message and (k := _UNEXPECTED_KEYWORD.search(message)):
         if (k["cls"], k["kw"]) in tables.MOVED_KEYWORDS:
             return True
+    if short == "ValueError" and any(key in tables.MOVED_KEYWORDS for key in _refused_keywords(message)):
+        return True
     if short == "AttributeError" and (m := _MODULE_ATTR.match(message)):
         # an installed package of the ML stack without the attribute the caller uses (``tables.VERSIONED_PACKAGES``):
         # "module 'numpy' has no attribute 'float'" (numpy 1.24 removed the aliases)
         return m["mod"].split(".", 1)[0] in tables.VERSIONED_PACKAGES
     installed = _installed_code(innermost, user)
-    if installed and _MOVED_API.search(message):
+    if installed and (_MOVED_API.search(message) or short in _REFUSED_AS_DEPRECATED):
         return True
     return short == "TypeError" and installed and _SIGNATURE.search(message) is not None
 
@@ -1881,6 +1918,13 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
     ):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
     if "Restarting celery worker" in text and _CELERY_SIGHUP.search(text):
+        out.append(SignalFact(event=ev, signal="SIGHUP", signum=1, sender="terminal"))
+    elif (
+        ("SIGHUP" in text or "signal 1" in text)
+        and "ank" in text
+        and ("eceived" in text or "aught" in text)
+        and _RANK_GOT_SIGHUP.search(text)
+    ):
         out.append(SignalFact(event=ev, signal="SIGHUP", signum=1, sender="terminal"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))

@@ -346,6 +346,13 @@ MOVED_KEYWORDS: dict[tuple[str, str], str] = {
     **{("Accelerator", k): "accelerate 1.0 removed them from Accelerator (use dataloader_config=DataLoaderConfiguration(...))"
        for k in ("dispatch_batches", "even_batches", "use_seedable_sampler", "split_batches")},
     **{(c, "verbose"): "torch 2.7 removed the LR schedulers' verbose argument (deprecated since 2.2)" for c in _SCHEDULERS},
+    # transformers deprecated ``overwrite_output_dir`` in 4.57 (huggingface/transformers PR #41323) and v5 removed it:
+    # run_*.py-style launch lines fail in ``HfArgumentParser`` ("Some specified arguments are not used by the
+    # HfArgumentParser: ['--overwrite_output_dir']", ROCm/MAD PR #136; wave BC's real run)
+    **{(c, "overwrite_output_dir"): "transformers 5 removed overwrite_output_dir (deprecated in 4.57)" for c in _ARGS},
+    # Keras 3's optimizers refuse the ``lr`` alias that Keras 2 accepted with a warning (``keras/src/optimizers/
+    # base_optimizer.py``: "Argument(s) not recognized: {'lr': 0.002}"; keras-team/keras#19025, philipperemy/keras-tcn#284)
+    ("keras.Optimizer", "lr"): "Keras 3 removed the optimizers' lr argument (use learning_rate)",
 }  # fmt: skip
 # Messages that name a family by their shape (regexes, searched in the exception's message). A short write is a
 # full disk or quota when nothing else is said: numpy's ``ndarray.tofile``/``np.save`` (``PyArray_ToFile`` in
