@@ -56,6 +56,17 @@ _VERSION_SPEC = re.compile(
     r"|(?i:\b(?:version|compiled with|built (?:with|for|against))\s+(?:[A-Za-z][\w.-]*\s+)?v?\d+\.\d+)"
 )
 
+# causes that need a GPU in the job: the model may name them only when a line the rules or the model read, or a
+# version printed, names one (CUDA, NCCL, a GPU, NVIDIA's tools, ROCm/HIP). A job of CPU processes (gloo) cannot put two
+# ranks on one GPU; there, a vote for ``duplicate_gpu`` echoes wording learnt from GPU logs (fold models called four
+# logs ``duplicate_gpu`` that the rules had left ``unknown`` on the 3,398 logs of waves up to BC, none of them right).
+NEEDS_GPU = frozenset(
+    {"duplicate_gpu", "cuda_oom", "nccl_p2p_failure", "nccl_cuda_error", "nccl_cumem_mismatch", "gpu_hardware_fault"}
+)
+_GPU_WORD = re.compile(
+    r"(?i)\b(?:cuda\w*|gpus?|nccl\w*|nvidia\w*|nvml\w*|busid|rocm|hip|xid|cudnn|cublas\w*)\b|cuda:\d"
+)
+
 
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
 # exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure;
@@ -198,6 +209,16 @@ def _states_versions(d: Diagnosis, vote: Vote) -> bool:
     return any(_VERSION_SPEC.search(t) for t in texts)
 
 
+def _names_gpu(d: Diagnosis, vote: Vote) -> bool:
+    """A version printed for the GPU stack (``d.versions``: cuda, nccl, driver...) or a line the rules or the model read
+    names a GPU (``_GPU_WORD``)."""
+    if any(_GPU_WORD.search(name) for name in d.versions):
+        return True
+    texts = [m.event.text for m in (*d.evidence, *d.symptoms)] + [e.text for e in d.unexplained]
+    texts += [line.event.text for _s, line in vote.lines]
+    return any(_GPU_WORD.search(t) for t in texts)
+
+
 def _nccl_info(ev: Event) -> bool:
     """NCCL's INFO/debug lines, and the bare "NCCL version 2.10.3+cuda11.3" banner rank 0 prints at init without its
     host:pid prefix (``src/init.cc`` ``showVersion``)."""
@@ -239,6 +260,8 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
         # the facts rule the model's cause out (``numeric_tail``: the loss ended finite): the rules' answer stands
         return dataclasses.replace(d, stats=stats)
     if vote.label in NEEDS_VERSIONS and not _states_versions(d, vote):
+        return _listed(d, stats, vote)
+    if vote.label in NEEDS_GPU and not _names_gpu(d, vote):
         return _listed(d, stats, vote)
 
     if d.verdict == "no_failure":

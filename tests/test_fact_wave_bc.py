@@ -98,3 +98,26 @@ def test_a_log_that_stops_mid_run_stays_no_failure_with_low_confidence() -> None
 def test_a_finished_run_keeps_its_confidence() -> None:
     diag = analyze([str(CORPUS / "run-wavebc-b-kr-milk-healthy/job.log")], model=False)
     assert diag.root_cause == "no_failure" and diag.confidence > CONFIDENCE
+
+
+def test_the_model_names_a_gpu_cause_only_where_the_log_names_a_gpu() -> None:
+    """A job of CPU processes cannot put two ranks on one GPU: a vote for ``duplicate_gpu`` where the rules abstained
+    is listed, not taken, unless a line read or a version printed names a GPU (``combine.NEEDS_GPU``)."""
+    import dataclasses
+
+    from logsleuth import combine as comb
+    from logsleuth.classify import model
+    from logsleuth.rules import load_rules
+
+    rules = load_rules()
+    sure = model.Vote("duplicate_gpu", 0.97, (("duplicate_gpu", 0.97),), 0.5)
+    # a Keras-on-torch run over gloo with a Keras input-shape ValueError (wavebc_b): nothing names a GPU
+    cpu = analyze([str(CORPUS / "run-wavebc-b-kr-milk-new-sensor/job.log")], rules=rules, model=False)
+    abstained = dataclasses.replace(cpu, verdict="unknown", root_cause="unknown", confidence=0.4)
+    out = comb.combine(abstained, lambda: sure, rules)
+    assert out.root_cause == "unknown"
+    assert any(h.root_cause == "duplicate_gpu" and h.method == "model" for h in out.hypotheses)
+    # the same vote on a log whose lines name the GPUs (HRNet/HRNet-Semantic-Segmentation#171) decides
+    gpu = analyze([str(CORPUS / "gh-HRNet-HRNet-Semantic-Segmentation-171/train.log")], rules=rules, model=False)
+    shown = dataclasses.replace(gpu, verdict="unknown", root_cause="unknown", confidence=0.4)
+    assert comb.combine(shown, lambda: sure, rules).root_cause == "duplicate_gpu"
