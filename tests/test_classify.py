@@ -210,15 +210,16 @@ def test_policy_model_needs_a_high_bar_to_turn_a_clean_log_into_a_failure(rules)
     r = next(r for r in manifest_rows() if r["label"] == "no_failure" and (CORPUS / r["file"]).exists())
     d = analyze([str(CORPUS / r["file"])], rules=rules, model=False)
     assert d.verdict == "no_failure"
-    unsure = model.Vote("cuda_oom", comb.NO_FAILURE_OVERRIDE - 0.01, (("cuda_oom", 0.79),), 0.5)
+    # (a host cause: a GPU cause also needs the log to name a GPU, ``combine.NEEDS_GPU``)
+    unsure = model.Vote("host_oom_killed", comb.NO_FAILURE_OVERRIDE - 0.01, (("host_oom_killed", 0.79),), 0.5)
     out = comb.combine(d, lambda: unsure, rules)
     assert out.verdict == "no_failure" and out.root_cause == "no_failure"
-    assert any(h.root_cause == "cuda_oom" and h.method == "model" for h in out.hypotheses) or not out.hypotheses
+    assert any(h.root_cause == "host_oom_killed" and h.method == "model" for h in out.hypotheses) or not out.hypotheses
     healthy = model.Vote("no_failure", 0.99, (("no_failure", 0.99),), 0.5)
     assert comb.combine(d, lambda: healthy, rules).verdict == "no_failure"
-    sure = model.Vote("cuda_oom", 0.95, (("cuda_oom", 0.95),), 0.5)
+    sure = model.Vote("host_oom_killed", 0.95, (("host_oom_killed", 0.95),), 0.5)
     out = comb.combine(d, lambda: sure, rules)
-    assert out.verdict == "failure" and out.root_cause == "cuda_oom" and out.method == "model"
+    assert out.verdict == "failure" and out.root_cause == "host_oom_killed" and out.method == "model"
     assert out.fix.summary
 
 
