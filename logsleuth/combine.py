@@ -200,13 +200,15 @@ def _listed(d: Diagnosis, stats: dict[str, Any], vote: Vote) -> Diagnosis:
     return dataclasses.replace(d, stats=stats, hypotheses=hyps)
 
 
+def _texts_read(d: Diagnosis, vote: Vote) -> list[str]:
+    """The lines the rules read (evidence, symptoms, unexplained errors) and the lines the model's vote leaned on."""
+    texts = [m.event.text for m in (*d.evidence, *d.symptoms)] + [e.text for e in d.unexplained]
+    return texts + [line.event.text for _s, line in vote.lines]
+
+
 def _states_versions(d: Diagnosis, vote: Vote) -> bool:
     """The log names versions (``d.versions``) or a version requirement on a line the rules or the model read."""
-    if d.versions:
-        return True
-    texts = [m.event.text for m in (*d.evidence, *d.symptoms)] + [e.text for e in d.unexplained]
-    texts += [line.event.text for _s, line in vote.lines]
-    return any(_VERSION_SPEC.search(t) for t in texts)
+    return bool(d.versions) or any(_VERSION_SPEC.search(t) for t in _texts_read(d, vote))
 
 
 def _names_gpu(d: Diagnosis, vote: Vote) -> bool:
@@ -214,9 +216,7 @@ def _names_gpu(d: Diagnosis, vote: Vote) -> bool:
     names a GPU (``_GPU_WORD``)."""
     if any(_GPU_WORD.search(name) for name in d.versions):
         return True
-    texts = [m.event.text for m in (*d.evidence, *d.symptoms)] + [e.text for e in d.unexplained]
-    texts += [line.event.text for _s, line in vote.lines]
-    return any(_GPU_WORD.search(t) for t in texts)
+    return any(_GPU_WORD.search(t) for t in _texts_read(d, vote))
 
 
 def _nccl_info(ev: Event) -> bool:

@@ -514,12 +514,17 @@ _SPAWN_TERMINATE = lazy(r"Terminating process (?P<pid>\d+) via signal (?P<name>S
 # left out: launchers' sibling SIGTERMs that no launcher line announces are often printed that way. After a launcher
 # announced SIGTERM to the job's workers (``reason.sibling_terminations``) it is that launcher's signal; otherwise it
 # came from outside.
-_RANK_GOT_SIGTERM = lazy(
-    r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?"
-    r"\b(?:(?:[Rr]eceived|[Cc]aught) (?:signal )?SIGTERM|[Rr]eceived signal 15(?![\d.])|SIGTERM (?:received|caught))\b"
+# The same handlers' report of SIGHUP ("16:37:06 WARNING [rank0] received SIGHUP, stopping", "[rank 1] received signal
+# 1"): the terminal or session the job ran in closed (the kernel sends SIGHUP to its foreground process group; wave
+# BC's Keras run)
+_RANK_GOT_SIGNAL = lazy(
+    r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?\b(?:"
+    r"(?:[Rr]eceived|[Cc]aught) (?:signal )?(?P<name>SIGTERM|SIGHUP)"
+    r"|[Rr]eceived signal (?P<num>15|1)(?![\d.])"
+    r"|(?P<after>SIGTERM|SIGHUP) (?:received|caught))\b"
     # dask.distributed's handler in each scheduler, nanny and worker process (``distributed/_signals.py``
     # ``wait_for_signals``: "Received signal SIGTERM (15)"), under its own logger's name
-    r"|\bdistributed\._signals - \w+ - Received signal SIGTERM \(15\)"
+    r"|\bdistributed\._signals - \w+ - Received signal (?P<dask>SIGTERM) \(15\)"
 )
 # TensorFlow's and JAX's preemption notifier (``xla/tsl/distributed_runtime/preemption/preemption_notifier.cc``,
 # ``SigtermNotifier``: "SIGTERM caught at 2026-11-29T17:31:14.330674106+00:00", absl's RFC 3339 time), installed by
@@ -527,13 +532,6 @@ _RANK_GOT_SIGTERM = lazy(
 # SIGTERM, sender unknown, the same fact as a rank's own handler; and ``PreemptionCheckpointHandler``'s own account
 # (``tensorflow/python/distribute/failure_handling/failure_handling.py``: "Termination caught in main thread on
 # preempted worker")
-# The same handler's report of SIGHUP ("16:37:06 WARNING [rank0] received SIGHUP, stopping", "[rank 1] received signal
-# 1"): the terminal or session the job ran in closed (the kernel sends SIGHUP to its foreground process group; wave
-# BC's Keras run)
-_RANK_GOT_SIGHUP = lazy(
-    r"(?:\[rank:? ?\d+\]|\b[Rr]ank \d+:)[^\n]{0,120}?"
-    r"\b(?:(?:[Rr]eceived|[Cc]aught) (?:signal )?SIGHUP|[Rr]eceived signal 1(?![\d.])|SIGHUP (?:received|caught))\b"
-)
 # Celery's worker on SIGHUP (``celery/apps/worker.py`` ``install_worker_restart_handler``, the handler it installs for
 # SIGHUP: "Restarting celery worker (<argv>)", then it execs itself again): the terminal or session it ran in closed
 _CELERY_SIGHUP = lazy(r"\bRestarting celery worker \(")
@@ -1908,23 +1906,21 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         out.append(
             SignalFact(event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target)
         )
+    got = None
     if (
-        ("SIGTERM" in text or "signal 15" in text)
+        ("SIG" in text or "signal 1" in text)
         and ("ank" in text or "_signals" in text)
         and ("eceived" in text or "aught" in text)
-        and _RANK_GOT_SIGTERM.search(text)
+    ):
+        if m := _RANK_GOT_SIGNAL.search(text):
+            got = m["name"] or m["after"] or m["dask"] or ("SIGTERM" if m["num"] == "15" else "SIGHUP")
+    if (
+        got == "SIGTERM"
         or ("caught " in text or "termination signal" in text or "(scheduler)." in text)
         and _TSL_SIGTERM.search(text)
     ):
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="unknown"))
-    if "Restarting celery worker" in text and _CELERY_SIGHUP.search(text):
-        out.append(SignalFact(event=ev, signal="SIGHUP", signum=1, sender="terminal"))
-    elif (
-        ("SIGHUP" in text or "signal 1" in text)
-        and "ank" in text
-        and ("eceived" in text or "aught" in text)
-        and _RANK_GOT_SIGHUP.search(text)
-    ):
+    if got == "SIGHUP" or "Restarting celery worker" in text and _CELERY_SIGHUP.search(text):
         out.append(SignalFact(event=ev, signal="SIGHUP", signum=1, sender="terminal"))
     if "Killing subprocess" in text and (m := _DS_KILL.search(text)):
         out.append(SignalFact(event=ev, signal="SIGKILL", signum=9, sender="launcher", target=plausible.pid(m["pid"])))
