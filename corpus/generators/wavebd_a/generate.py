@@ -135,7 +135,7 @@ SCENARIOS = [
     Scenario("kws-second-node-missing", "rendezvous_timeout",
              launch_cmd(29626, launcher="--nnodes 2 --node_rank 0 --master_addr 127.0.0.1 --rdzv_conf timeout=30"),
              r"[Tt]imeout|[Tt]imed out", timeout=200),
-    Scenario("kws-specaugment", "import_error", launch_cmd(29627, "--augment specaugment"), r"No module named"),
+    Scenario("kws-specaugment", "library_version_mismatch", launch_cmd(29627, "--augment specaugment"), r"No module named"),
     # the nightly feature refresh rewrites train_feats.npy in place while the job has it memory-mapped
     Scenario("kws-feats-rewritten", "native_crash", launch_cmd(29628, base=E4), r"job exited with [1-9]",
              trigger=((E2, "truncate:data/train_feats.npy"),)),

@@ -105,8 +105,8 @@ NOTES = {
         "any worker starts. evidence: 'torch.distributed.DistStoreError: Timed out after 31 seconds waiting for "
         "clients. 1/2 clients joined.', 'job exited with 1'"),
     "kws-specaugment": (
-        f"import_error: {W}, '--augment specaugment'; the SpecAugment transforms come from torchaudio, which is not "
-        "installed in the training environment; both ranks fail importing it before training. evidence: "
+        f"library_version_mismatch: {W}, '--augment specaugment'; the SpecAugment transforms come from torchaudio, not "
+        "installed in the training environment (a missing package, labelled as the corpus labels ModuleNotFoundError); both ranks fail importing it before training. evidence: "
         "\"[rank0]: ModuleNotFoundError: No module named 'torchaudio'\", 'E1201 19:35:26.430000 29757 site-packages/torch/"
         "distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 0 (pid: 29775) of binary: "
         "/tmp/venv-bd-a/bin/python', 'job exited with 1'"),
