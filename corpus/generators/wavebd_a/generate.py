@@ -142,6 +142,11 @@ SCENARIOS = [
     Scenario("kws-vendor-keyword", "worker_exception", launch_cmd(29629), r"KeyError",
              prep=DATA + " --extra-keyword hey_computer"),
     Scenario("kws-lr-typo", "worker_exception", launch_cmd(29633, base=sub(lr="3e-3,")), r"invalid float value"),
+    # the team's confusion-matrix logging gathers predictions inside the rank-0-only block. A first try with
+    # TORCH_DISTRIBUTED_DEBUG=DETAIL (not kept): both ranks died with SIGSEGV before the first step
+    Scenario("kws-confusion-rank0", "collective_mismatch",
+             launch_cmd(29635, "--confusion-matrix", base=sub(**{"pg-timeout": "30"})), r"job exited with [1-9]",
+             timeout=150, hang_ok=True),
     Scenario("kws-stopped-quiet", "silent_hang", launch_cmd(29634, base=E4), E2,
              trigger=((E2, "rank1:STOP"),), timeout=70, hang_ok=True),
 ]

@@ -146,4 +146,15 @@ NOTES = {
         "'E1201 19:38:53.103000 31035 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed "
         "(exitcode: 1) local_rank: 1 (pid: 31040) of binary: /tmp/venv-bd-a/bin/python', '12/01/2026 19:39:37 - INFO - "
         "train - saved checkpoint checkpoints/checkpoint_epoch3.pth', 'Training finished.', 'job exited with 0'"),
+    "kws-confusion-rank0": (
+        f"collective_mismatch: {W}, '--confusion-matrix --pg-timeout 30'; the team's confusion-matrix logging calls "
+        "dist.all_gather inside the rank-0-only block after the checkpoint save, while rank 1 goes on to "
+        "dist.barrier(): the two ranks issue different collectives; nothing reports a mismatch as such: rank 1's "
+        "barrier times out after 30 s and rank 0's all_gather then sees the connection close. evidence: '[rank1]:     "
+        "dist.barrier()', '[rank1]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+        "unbound_buffer.cc:78] Timed out waiting 30000ms for recv operation to complete', '[rank0]:     "
+        "dist.all_gather(gathered, local)', '[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+        "transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:8094. This is typically caused by a remote "
+        "worker crashing. Check the logs of the remote worker before reporting an error. GLHF! 🏖️', 'job exited "
+        "with 1'"),
 }

@@ -42,6 +42,7 @@ def get_args():
     p.add_argument("--pg-timeout", type=float, default=1800, help="process group timeout, seconds")
     p.add_argument("--resume", default="", help="checkpoint path, or 'auto' for the latest in --save-dir")
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--confusion-matrix", action="store_true", help="log the validation confusion matrix each epoch")
     p.add_argument("--local-rank", "--local_rank", dest="local_rank", type=int, default=-1)
     return p.parse_args()
 
@@ -144,11 +145,29 @@ def main():
             torch.save({"epoch": epoch + 1, "model": model.module.state_dict(), "optimizer": optimizer.state_dict(),
                         "acc": acc, "keywords": keywords}, path)
             logger.info("saved checkpoint %s", path)
+            if args.confusion_matrix:
+                log_confusion(model, valid_loader, keywords, world)
         dist.barrier()
 
     if rank == 0:
         print("Training finished.", flush=True)
     dist.destroy_process_group()
+
+
+def log_confusion(model, loader, keywords, world):
+    """Gather every rank's validation predictions and log the confusion matrix."""
+    preds, labels = [], []
+    with torch.no_grad():
+        for x, y in loader:
+            preds.append(model(x).argmax(1))
+            labels.append(y)
+    local = torch.stack([torch.cat(preds), torch.cat(labels)])
+    gathered = [torch.zeros_like(local) for _ in range(world)]
+    dist.all_gather(gathered, local)
+    both = torch.cat(gathered, dim=1)
+    cm = torch.zeros(len(keywords), len(keywords), dtype=torch.long)
+    cm.index_put_((both[1], both[0]), torch.ones(both.shape[1], dtype=torch.long), accumulate=True)
+    logger.info("confusion matrix (rows: true %s):\n%s", ",".join(keywords), cm)
 
 
 if __name__ == "__main__":
