@@ -127,6 +127,11 @@ SCENARIOS = [
     Scenario("codecomp-override-typo", "worker_exception", tr(29662, "--training.epoch 1"), r"unknown config option"),
     Scenario("codecomp-resume-reshaped", "worker_exception", tr(29663, "--model.n_layers 6"),
              r"job exited with [1-9]", prep=PRE1.replace("{p}", "29664"), timeout=300),
+    # only rank 0 calls dcp.save (a setting for boxes where only node 0 sees the checkpoint share), with the
+    # c10d debug wrapper on: rank 0 is in DCP's collectives while rank 1 is in the next step's FSDP all-gather
+    Scenario("codecomp-rank0-save", "collective_mismatch",
+             tr(29667, "--checkpoint.save_on_rank0_only true", env="TORCH_DISTRIBUTED_DEBUG=DETAIL "),
+             r"job exited with [1-9]", timeout=150, hang_ok=True),
     Scenario("codecomp-tensorboard", "import_error", tr(29665, "--metrics.enable_tensorboard true"),
              r"[Tt]ensor[Bb]oard"),
 ]

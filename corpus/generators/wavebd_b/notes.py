@@ -123,6 +123,13 @@ NOTES = {
         "evidence: '[rank0]:[rank0]: torch.distributed.checkpoint.api.CheckpointException: CheckpointException "
         "ranks:dict_keys([0, 1])', '[rank0]:[rank0]: RuntimeError: Missing key in checkpoint state_dict: "
         "model.layers.4.attention_norm.weight.', 'job exited with 1'"),
+    "codecomp-rank0-save": (
+        f"collective_mismatch: {W}; '--checkpoint.save_on_rank0_only true' (only rank 0 calls dcp.save) with "
+        "TORCH_DISTRIBUTED_DEBUG=DETAIL: at step 10 rank 0 enters DCP's all_gather while rank 1 goes on to the next "
+        "step's FSDP all-gather; the c10d debug wrapper reports the mismatch on both ranks. evidence: "
+        "'[rank0]:[rank0]: RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=160, OpType=ALLGATHER, TensorShape=[1], TensorDtypes=Long, TensorDeviceTypes=TensorOptions(dtype=float (default), device=cpu, layout=Strided (default), requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))), but Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=160, OpType=_ALLGATHER_BASE, TensorShape=[73792], TensorDtypes=Float, TensorDeviceTypes=TensorOptions(dtype=float (default), device=cpu, layout=Strided (default), requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))).Collectives differ in the following aspects:   Op type: ALLGATHERvs _ALLGATHER_BASE  Tensor Tensor shapes: 1vs 73792  Tensor Tensor dtypes: Longvs Float', "
+        "'E1201 19:45:43.666000 2243 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed "
+        "(exitcode: 1) local_rank: 0 (pid: 2253) of binary: /tmp/venv-bd-b/bin/python3', 'job exited with 1'"),
     "codecomp-tensorboard": (
         f"import_error: {W}; '--metrics.enable_tensorboard true' on a box without the tensorboard package: "
         "torch.utils.tensorboard's import fails on both ranks. evidence: \"[rank0]:[rank0]: ModuleNotFoundError: No "

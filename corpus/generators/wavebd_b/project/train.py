@@ -171,7 +171,7 @@ class CheckpointManager:
         self.folder = os.path.join(dump_folder, cfg["folder"])
         self.interval = cfg["interval"]
         self.keep = cfg["keep_latest_k"]
-        self.model, self.optimizer = model, optimizer
+        self.model, self.optimizer, self.rank0_only = model, optimizer, cfg.get("save_on_rank0_only", False)
 
     def _steps(self):
         if not os.path.isdir(self.folder):
@@ -184,7 +184,7 @@ class CheckpointManager:
         return sorted(out)
 
     def save(self, step, epoch, force=False):
-        if not self.enable or (step % self.interval and not force):
+        if not self.enable or (step % self.interval and not force) or (self.rank0_only and dist.get_rank() != 0):
             return
         t0 = time.monotonic()
         path = os.path.join(self.folder, f"step-{step}")
