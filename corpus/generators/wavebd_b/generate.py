@@ -132,7 +132,7 @@ SCENARIOS = [
     Scenario("codecomp-rank0-save", "collective_mismatch",
              tr(29667, "--checkpoint.save_on_rank0_only true", env="TORCH_DISTRIBUTED_DEBUG=DETAIL "),
              r"job exited with [1-9]", timeout=150, hang_ok=True),
-    Scenario("codecomp-tensorboard", "import_error", tr(29665, "--metrics.enable_tensorboard true"),
+    Scenario("codecomp-tensorboard", "library_version_mismatch", tr(29665, "--metrics.enable_tensorboard true"),
              r"[Tt]ensor[Bb]oard"),
 ]
 

@@ -131,7 +131,7 @@ NOTES = {
         "'E1201 19:45:43.666000 2243 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed "
         "(exitcode: 1) local_rank: 0 (pid: 2253) of binary: /tmp/venv-bd-b/bin/python3', 'job exited with 1'"),
     "codecomp-tensorboard": (
-        f"import_error: {W}; '--metrics.enable_tensorboard true' on a box without the tensorboard package: "
+        f"library_version_mismatch: {W}; '--metrics.enable_tensorboard true' on a box without the tensorboard package: "
         "torch.utils.tensorboard's import fails on both ranks. evidence: \"[rank0]:[rank0]: ModuleNotFoundError: No "
         "module named 'tensorboard'\", 'job exited with 1'"),
 }
