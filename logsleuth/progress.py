@@ -36,6 +36,9 @@ _STEP = regex.compile(
     r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)"
     r"|\bepoch(?:\(\w+\))?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\])"
 )
+# mmengine's validation and test loops ("Epoch(val) [3][4/4]", "Iter(test) [ 50/500]", ``LogProcessor``) count their
+# own iterations from 1 at every run of the loop: not the training step, whose series it would send back
+_EVAL_LOOP = regex.compile(r"(?i)(?:epoch|iter)\((?:val|test)\)")
 _MICRO = regex.compile(r"(?i)\bmicro(?:[_ -]?(?:step|batch))?\b\s*[:=#]?\s*(\d+)")
 # a metric's name, also as a part of a snake_case key ("learner_loss", "val_acc", "loss_avg"), and RL's returns and
 # rewards ("episode_return_mean", "reward")
@@ -121,7 +124,7 @@ NOT_COUNTED = NotCounted.NOT_COUNTED
 def _counter_spans(text: str) -> tuple[tuple[int, int], tuple[int, int] | None, tuple[int, int] | None] | None:
     # the step, epoch and micro-step digits' spans (digit-blind regexes: ``shape_memo``)
     m = _STEP.search(text)
-    if m is None or not _METRIC.search(text):
+    if m is None or not _METRIC.search(text) or _EVAL_LOOP.match(m[0]):
         return None
     e = _EPOCH.search(text)
     mi = _MICRO.search(text, m.end())

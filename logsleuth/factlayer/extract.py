@@ -1671,6 +1671,8 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
                 caused_by=_chained_cause(text),
             )
         )
+        if p["exc_type"] == "AssertionError" and _asserted_finite_loss(text):
+            out.append(NumericHealth(event=ev, what="nan_loss"))
     elif "Error" in text or "Exception" in text:
         last = text.rsplit("\n", 1)[-1].strip()
         m = _EXC_LINE.match(last) or _EXC_AFTER_PREFIX.match(last) or _EXC_AFTER_VLLM_LOGGER.match(last)
@@ -1685,6 +1687,23 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
             out.append(_exception(ev, m["type"], m["msg"].strip()))
     if "terminate called" in text and (m := _TERMINATE.search(text)):
         out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
+
+
+# A training loop's own ``assert`` on its loss being finite, the code line of the traceback's innermost frame:
+# OpenMMLab's ``CheckInvalidLossHook`` (mmdetection ``mmdet/engine/hooks/checkloss_hook.py``: ``assert
+# torch.isfinite(runner.outputs['loss']), runner.logger.info('loss become infinite or NaN!')``, whose message is
+# ``logger.info``'s None: "AssertionError: None", printed by a rank whose logger is quiet) and its copies. The failed
+# assert is the fact; its message says nothing.
+_FRAME_CODE = lazy(r'File "[^"\n]+", line \d+, in [^\n]+\n(?P<code>[^\n]*)')
+_ASSERT_FINITE_LOSS = lazy(r"\bassert\b(?=[^\n]*\b(?:isfinite|isnan|isinf)\b)(?=[^\n]*\bloss)")
+
+
+def _asserted_finite_loss(text: str) -> bool:
+    """The innermost frame's code line is an ``assert`` that the loss is finite (``_ASSERT_FINITE_LOSS``)."""
+    if "assert" not in text:
+        return False
+    codes = [m["code"] for m in _FRAME_CODE.finditer(text)]
+    return bool(codes) and bool(_ASSERT_FINITE_LOSS.search(codes[-1]))
 
 
 def _chained_cause(text: str) -> str:
