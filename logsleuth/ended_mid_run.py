@@ -32,10 +32,11 @@ CONFIDENCE = 0.5  # of ``no_failure`` when the log ends mid-run (a finished-look
 # of the same step, not a run's closing report (a final evaluation, a summary, an exit)
 MAX_AFTER = 1
 # a counter with its total: "Epoch 2/8", "step 20/34", "iter: 120/5000", mmcv's "Epoch [1][100/625]" (the step's
-# total inside the second brackets) and "Iter [100/80000]"
-_EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)\s*/\s*(\d+)")
+# total inside the second brackets) and "Iter [100/80000]"; a bracket opened before the counter is closed in the
+# report's quote ("Epoch [2/4] Step [4/12]")
+_EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*/\s*(\d+)\s*\]?|(\d+)\s*/\s*(\d+))")
 _STEP_OF = regex.compile(
-    r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?)\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)\s*/\s*(\d+)"
+    r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?)\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*/\s*(\d+)\s*\]?|(\d+)\s*/\s*(\d+))"
     r"|\bepoch(?:\(\w+\))?\s*\[\s*\d+\]\s*\[\s*(\d+)\s*/\s*(\d+)\])"
 )
 

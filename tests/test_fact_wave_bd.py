@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from logsleuth.ended_mid_run import short_of_total
 from logsleuth.factlayer.extract import _family, facts_of
 from logsleuth.factlayer.kinds import ExceptionFact, NumericHealth
 from logsleuth.parse import parse
@@ -99,3 +100,8 @@ def test_batch_checks_worded_with_flags(message: str, family: str) -> None:
 )
 def test_mmengine_validation_records_are_no_training_step(text: str, counter: tuple[int, int, int] | None) -> None:
     assert progress_counter(text) == counter
+
+
+def test_a_bracketed_counter_is_quoted_whole() -> None:
+    # wavebd_a's stalled rank: the legacy launcher's script prints "Epoch [2/4] Step [4/12] loss ..."
+    assert short_of_total("Epoch [2/4] Step [4/12] loss 2.1362 lr 0.003000 (0.362s/step)") == "Epoch [2/4] Step [4/12]"
