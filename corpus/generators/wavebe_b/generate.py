@@ -69,6 +69,7 @@ class Scenario:
     timeout: int = 240
     env: dict = field(default_factory=dict)
     script: str = "job.sh"
+    interactive: str = ""  # instead of sbatch: this srun line typed in a terminal (its console is the log)
 
 
 OK = r"training complete[\s\S]*job exited with 0"
@@ -115,6 +116,11 @@ SCENARIOS = [
              port=29750, timeout=200),
     Scenario("promoter-seqs-rewritten", "native_crash", BASE + " --epochs 4", port=29762,
              trigger=((E2, "truncate:data/train_seqs.npy"),)),
+    # the same training started with srun from an SSH terminal (no sbatch); the terminal closes in epoch 2
+    Scenario("promoter-srun-terminal-closed", "terminal_hangup", port=29767, expect=r"job exited with|srun",
+             interactive="export MASTER_ADDR=$(hostname) MASTER_PORT=29767; nice -n 5 srun --ntasks=2 --time=10 "
+             "python train.py --data-dir data " + BASE + " --epochs 5; echo \"job exited with $?\"",
+             trigger=((E2, "hup"),), timeout=120),
     Scenario("promoter-stopped-quiet", "silent_hang", BASE + " --epochs 40", port=29761, sbatch="--time=1",
              expect=r"TIME LIMIT", trigger=((E2, "rank1:STOP"),), timeout=200),
 ]
@@ -183,6 +189,8 @@ def run(s: Scenario) -> bool:
                                  stderr=subprocess.DEVNULL, start_new_session=True)
         time.sleep(3)
     cg = None
+    if s.interactive:
+        return run_interactive(s, job, env)
     sb = subprocess.run(["nice", "-n", "5", "sbatch", "--parsable", *s.sbatch.split(), s.script, *s.args.split()],
                         cwd=job, env=env, capture_output=True, text=True)
     if sb.returncode:
@@ -256,6 +264,43 @@ def run(s: Scenario) -> bool:
         (dest / "job.log").write_bytes(out)
     print(f"{'ok     ' if ok else 'MISSING'} {s.name} (job {jobid} {state} {ec}, {len(text.splitlines())} lines, "
           f"{time.time() - start:.0f} s{', timed out' if timed_out else ''})", flush=True)
+    return ok
+
+
+def run_interactive(s: Scenario, job: Path, env: dict) -> bool:
+    """srun typed in a terminal: bash in its own session, console (stdout+stderr) captured as the log."""
+    import threading
+    out = bytearray()
+    p = subprocess.Popen(["bash", "-c", s.interactive], cwd=job, env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    t = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: p.stdout.read1(65536), b"")],
+                         daemon=True)
+    t.start()
+    start, fired, timed_out = time.time(), False, False
+    while p.poll() is None:
+        if not fired and re.search(s.trigger[0][0], out.decode(errors="replace")):
+            fired = True
+            print(f"  trigger: SIGHUP to the terminal's session after {time.time() - start:.0f} s", flush=True)
+            os.killpg(p.pid, signal.SIGHUP)
+        if time.time() - start > s.timeout:
+            timed_out = True
+            os.killpg(p.pid, signal.SIGKILL)
+            break
+        time.sleep(0.2)
+    p.wait()
+    t.join(5)
+    time.sleep(5)  # let the step's tasks end
+    subprocess.run(["bash", "-c", "squeue -h -o %i | xargs -r scancel"], stderr=subprocess.DEVNULL)
+    SCRATCH.mkdir(exist_ok=True)
+    (SCRATCH / f"last-{s.name}.log").write_bytes(out)
+    text = out.decode(errors="replace")
+    ok = re.search(s.expect, text) is not None and not timed_out
+    if ok:
+        dest = CORPUS / "logs" / f"run-wavebe-b-{s.name}"
+        dest.mkdir(parents=True, exist_ok=False)
+        (dest / "job.log").write_bytes(out)
+    print(f"{'ok     ' if ok else 'MISSING'} {s.name} (rc {p.returncode}, {len(text.splitlines())} lines, "
+          f"{time.time() - start:.0f} s)", flush=True)
     return ok
 
 

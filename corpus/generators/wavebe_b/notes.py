@@ -127,4 +127,13 @@ NOTES = {
         "'torch.distributed.DistStoreError: Timed out after 31 seconds waiting for clients. 2/4 clients joined.', "
         "'torch.distributed.DistStoreError: wait timeout after 30000ms, keys: /default_pg/0//cpu//0/0', "
         "'srun: error: vm: task 0: Exited with exit code 1', 'job exited with 1'"),
+    "promoter-srun-terminal-closed": (
+        "terminal_hangup: the same training (PyTorch DDP, torch 2.13.0+cpu, gloo on CPU, 2 Slurm tasks) started "
+        "interactively from a terminal instead of sbatch: 'export MASTER_ADDR=$(hostname) MASTER_PORT=29767; srun "
+        "--ntasks=2 --time=10 python train.py --data-dir data --epochs 5 ...'; the log is the terminal's console. "
+        "At the first loss line of epoch 2 the terminal's session gets SIGHUP (the SSH session closes): the shell "
+        "dies (no exit line) and srun, hung up, tears the step down; the log never names the signal. evidence: "
+        "'2026-12-01 20:35:18,116 [rank0] INFO promoter: epoch 2/5 step 4/16 loss 0.5540 lr 1.00e-03', 'srun: forcing "
+        "job termination', 'slurmstepd-vm: error: *** STEP 27.0 ON vm CANCELLED AT 2026-12-01T20:35:18 ***', "
+        "'srun: error: vm: tasks 0-1: Killed'"),
 }
