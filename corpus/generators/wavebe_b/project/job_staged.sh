@@ -1,0 +1,16 @@
+#!/bin/bash
+#SBATCH --job-name=promoter-cnn
+#SBATCH --ntasks=2
+#SBATCH --cpus-per-task=1
+#SBATCH --time=00:10:00
+#SBATCH --output=slurm-%j.out
+
+# stage the export into the job directory in its own step, then train (extra arguments go to train.py)
+export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+export MASTER_PORT=${MASTER_PORT:-29750}
+export OMP_NUM_THREADS=1
+echo "job $SLURM_JOB_ID on $SLURM_JOB_NODELIST: $SLURM_NTASKS tasks, master $MASTER_ADDR:$MASTER_PORT"
+srun --ntasks=1 --cpus-per-task=2 python prep_data.py --out data &
+sleep 0.2
+srun python train.py --data-dir data --epochs 3 --batch-size 64 --micro-batch 32 --workers 1 --step-delay 0.1 "$@"
+wait
