@@ -124,10 +124,10 @@ NOTES = {
         f"no_failure: {W}, '--loader-workers 2' (2 DataLoader worker processes per trial), run in its own mount "
         "namespace with /dev/shm a 256 KiB tmpfs (meant as a shared-memory failure; it did not fail): Ray warns that "
         "its object store falls back to /tmp/ray, the small batches fit in /dev/shm, all 3 trials finish, exit 0. "
-        "evidence: '2026-12-01 20:40:10,824\tWARNING services.py:2248 -- WARNING: The object store is using /tmp/ray "
+        "evidence: \"2026-12-01 20:40:10,824\tWARNING services.py:2248 -- WARNING: The object store is using /tmp/ray "
         "instead of /dev/shm because /dev/shm has only 262144 bytes available. This will harm performance! You may "
         "be able to free up space by deleting files in /dev/shm. If you are inside a Docker container, you can "
         "increase /dev/shm size by passing \'--shm-size=6.71gb\' to \'docker run\' (or add it to the run_options "
-        "list in a Ray cluster config). Make sure to set this to more than 30% of available RAM.', 'Trial status: 3 "
+        "list in a Ray cluster config). Make sure to set this to more than 30% of available RAM.\", 'Trial status: 3 "
         "TERMINATED', 'Tuning finished.', 'job exited with 0'"),
 }
