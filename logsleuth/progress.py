@@ -41,9 +41,9 @@ _STEP = regex.compile(
 _EVAL_LOOP = regex.compile(r"(?i)(?:epoch|iter)\((?:val|test)\)")
 _MICRO = regex.compile(r"(?i)\bmicro(?:[_ -]?(?:step|batch))?\b\s*[:=#]?\s*(\d+)")
 # a metric's name, also as a part of a snake_case key ("learner_loss", "val_acc", "loss_avg"), and RL's returns and
-# rewards ("episode_return_mean", "reward")
+# rewards ("episode_return_mean", "reward"), and a regression's loss under its own name ("mse 0.41648", "rmse", "mae")
 _METRIC = regex.compile(
-    r"(?i)(?:\b|(?<=_))(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput"
+    r"(?i)(?:\b|(?<=_))(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput|r?mse|mae"
     r"|tflops|mfu|ppl|perplexity|accuracy|acc|rewards?)(?:\b|(?=_))|_return_|\breturn_mean\b"
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)

@@ -65,8 +65,9 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         top_before = max((p[3] for p in before), default=None)
         top_after = max(p[3] for p in after)
         if top_before is None:
-            # failed before any progress: a restart shows only in the launcher's own record (``_elastic_restarted``)
-            if not restarted or top_after <= after[0][3]:
+            # failed before any progress: a restart shows only in the launcher's own record (``_elastic_restarted``),
+            # or in a launcher stopping the whole job before the rank's progress began (``_relaunched``)
+            if not (restarted or _relaunched(evidence, first, after[0])) or top_after <= after[0][3]:
                 return diag
             resumed.append((rp, after[0], None, top_after))
             continue
@@ -82,7 +83,7 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     went = "; ".join(
         f"{_who(rp)} had reached {_fmt(b)}, resumed at {_fmt(p[3])} and reached {_fmt(a)}"
         if b is not None
-        else f"{_who(rp)} started at {_fmt(p[3])} after torchrun restarted the workers and reached {_fmt(a)}"
+        else f"{_who(rp)} started at {_fmt(p[3])} after the workers were started again and reached {_fmt(a)}"
         for rp, p, b, a in sorted(resumed, key=lambda r: r[0].rank)[:4]
     )
     message = (
@@ -356,6 +357,25 @@ def _went_forward(rp: RankProgress, e: Event, t: datetime | None, *, repeats: bo
     return after
 
 
+def _relaunched(evidence: JobEvidence, first: Event, start: Point) -> bool:
+    """The job was launched again between its failure ``first`` and the progress line ``start``: a launcher stopped
+    the job's remaining processes in between (a ``SignalFact`` sent by the launcher: Open MPI's mpirun after a process
+    exited non-zero, "Per user-direction, the job has been aborted", then SIGTERM to the rest), so progress after it
+    comes from a new launch (a retry loop around the launcher), and the script said its training finished after
+    ``start`` (``RunFinished``)."""
+    t_first = evidence.time_of(first) or first.time
+    stopped = any(
+        isinstance(f, SignalFact)
+        and f.sender == "launcher"
+        and _after(_point(evidence, f.event), first.path, first.line, t_first)
+        and _after(start, f.event.path, f.event.line, evidence.time_of(f.event) or f.event.time)
+        for f in evidence.facts
+    )
+    return stopped and any(
+        isinstance(f, RunFinished) and _failed_after(evidence, f.event, start) for f in evidence.facts
+    )
+
+
 def _elastic_restarted(evidence: JobEvidence) -> bool:
     """torchrun restarted its workers: it reported a worker's failure ("failed (exitcode: 1) local_rank: 0 (pid: N)")
     and printed no failure summary ("Root Cause (first observed failure)"). Its agent prints that summary and raises
@@ -431,8 +451,6 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
     ranked = [rp for rp in evidence.progress.values() if rp.lines]
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     named = {e.rank for e in errors if e.rank is not None}
-    if ranked and not named <= {rp.rank for rp in ranked}:
-        return diag  # a rank that printed an error printed no progress: nothing shows that it went on
     # the script's own word that training finished, after every error (``RunFinished``): the job went on to its end,
     # however few progress lines are left to show it (Ray's log deduplication folds most of them)
     points = [_point(evidence, e) for e in errors]
@@ -444,6 +462,11 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
         ),
         None,
     )
+    if ranked and not named <= {rp.rank for rp in ranked} and finished is None:
+        # a rank that printed an error printed no progress: nothing shows that it went on (with the script's word that
+        # training finished after it, the ranks that print progress stand for it: each step of a data-parallel job
+        # waits for every rank's gradients)
+        return diag
     if not printing and (finished is None or named):
         # no progress lines (HF Trainer's log dicts name no step): the script's own word that it finished after every
         # error stands for them, where no error names a rank that could have stopped alone

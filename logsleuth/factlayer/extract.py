@@ -558,12 +558,17 @@ _PBS_KILLED = lazy(r"=>> PBS: job killed: (?P<what>walltime|cput|mem|vmem|pmem|p
 _LSF_TERM = lazy(
     r"\bTERM_(?P<why>RUNLIMIT|CPULIMIT|MEMLIMIT|SWAP|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN): job killed"
 )
+# Open MPI's mpirun when its own ``--timeout`` (or ``MPIEXEC_TIMEOUT``) ran out (``orte/tools/orterun/
+# help-orterun.txt`` "[orterun:timeout]": "The user-provided time limit for job execution has been reached:", then
+# "Timeout: 20 seconds" and "The job will now be aborted."): the launcher acting as the job's time limit
+_MPI_TIMEOUT = lazy(r"The user-provided (time limit) for job execution has been reached")
 # (scheduler, cheap word, pattern, verdict by its first group, verdict otherwise: PBS's other limits are memory,
 # LSF's other reasons its owner or an administrator)
-_BATCH_KILLS = (
+_BATCH_KILLS: tuple[tuple[str, str, regex.Pattern[str], dict[str, str], str], ...] = (
     ("pbs", "PBS: job killed", _PBS_KILLED, {"walltime": "time_limit", "cput": "time_limit"}, "oom_killed"),
     ("lsf", "TERM_", _LSF_TERM, {"RUNLIMIT": "time_limit", "CPULIMIT": "time_limit", "MEMLIMIT": "oom_killed",
                                   "SWAP": "oom_killed", "PREEMPT": "preempted"}, "cancelled"),
+    ("mpirun", "time limit for job execution", _MPI_TIMEOUT, {}, "time_limit"),
 )  # fmt: skip
 _SLURM_CANCEL = lazy(r"\*\*\* (?:JOB|STEP) (?P<id>[\w.]+) ON \S+ CANCELLED AT \S+(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*")
 # srun ending the step itself once a task failed (``--kill-on-bad-exit``, or a task killed by the cgroup): "srun:
@@ -963,6 +968,7 @@ GATE_WORDS: tuple[str, ...] = (
     "Assertion `",
     "terminate called",
     "PBS: job killed",
+    "time limit for job execution",
     "time limit (",
     "Restarting celery worker",
     "Workflow interrupted",

@@ -529,13 +529,14 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (
         # ("divisble": PaddleSeg's own spelling, "BATCH_SIZE:2 not divisble by number of GPUs:4", PaddlePaddle/PaddleSeg#141)
         # (a script's own "global_batch (64) != micro_batch (16) x accum_steps (2) x devices (4)", wave AL's JAX run; its
-        # command-line flags' spelling, "--batch-size 128 != --micro-batch 32 * --grad-accum 1 * world size 2", wave BD)
+        # command-line flags' spelling, "--batch-size 128 != --micro-batch 32 * --grad-accum 1 * world size 2", wave BD;
+        # "global batch 64 is not batch_per_rank 16 x world size 2", wave BE's mpirun run)
         # (the size as the tail of a longer key: TRL's "generation_batch_size (6) must be divisible by num_generations
         # (4)"; and an order between two sizes: RLlib's ``AlgorithmConfig.validate`` "`minibatch_size` (256) must be <=
         # `train_batch_size_per_learner` (200)")
         r"(?i)(?:\b|(?<=_))(?:(?:global[-_ ]|effective[-_ ]|total[-_ ]|real[-_ ])?(?:train[-_ ])?(?:micro[-_ ]?|mini[-_ ]?)?"
         r"batch[-_ ]?size(?:[-_ ]per[-_ ]gpu)?|(?:global|effective|total)[-_ ]batch)\b[^\n]{0,120}?(?:must be (?:evenly )?divisi?ble|is not divisi?ble|not (?:evenly )?divisi?ble|"
-        r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs |must be [<>]=? |"
+        r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs |must be [<>]=? |is not [^\n]{0,60}?\d+ [x*×] |"
         r"must (?:not )?be (?:less|greater|smaller|larger|bigger) than)",
         "batch_config",
     ),
