@@ -42,8 +42,9 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when the job recovered from its first failure (module docstring): every rank
     with progress lines printed at least ``MIN_STEPS_AFTER`` of them after ``diag.first_failure``, the first of them
     back at or below a counter it printed before (a restart) and the furthest above all of those - or, for a rank that
-    printed no progress before the failure, torchrun restarted the workers (``_elastic_restarted``) and the rank's
-    counter went forward after - and no rule match,
+    printed no progress before the failure, torchrun restarted the workers (``_elastic_restarted``) or a launcher
+    stopped the job and it was launched again (``_relaunched``), and the rank's counter went forward after - and no
+    rule match,
     unexplained error or failure fact (exception, process exit, signal, scheduler verdict) comes after any rank's first
     resumed line. Else ``diag`` unchanged. The failure's evidence is kept as symptoms."""
     first = diag.first_failure
@@ -432,8 +433,9 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
     exception a library logged with its traceback (``uncaught`` is False) is one more error to go past; and every
     stream that prints progress printed at least ``MIN_STEPS_WENT_ON`` distinct progress counters after each error,
     never going back and above everything it printed before the error (no restart), the rank an error names among
-    them - or, instead of those counts, the script said its training finished (``RunFinished``) after every error
-    (also where nothing prints progress lines, as HF Trainer's log dicts are not, when no error names a rank).
+    them unless the script said its training finished (``RunFinished``) after every error - or, instead of those
+    counts, that word of the script alone (also where nothing prints progress lines, as HF Trainer's log dicts are
+    not, when no error names a rank).
     A library's error-level line at start-up that its process survives (TensorFlow's "failed call to cuInit" on a host
     without a GPU, an absl/glog ``E`` line about an optional plugin) then reads as what it was: the job trained on.
     Else ``diag`` unchanged (a process that stopped after its error leaves its peers blocked at the next collective:
