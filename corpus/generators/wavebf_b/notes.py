@@ -38,7 +38,7 @@ NOTES = {
         "locked', 'job exited with 0'"),
     "codegpt-wide-oom": (
         f"host_oom_killed: {W}, '--n-embd 2048 --n-head 16' (a 16x wider model) inside a 1 GB cgroup-v1 memory "
-        "limit: the kernel OOM killer kills rank 0 (stage 0) while the model is built, before any loss line; "
+        "limit: the kernel OOM killer kills rank 0 (stage 0) while the full model is built, before any loss line; "
         "torchrun SIGTERMs rank 1 and reports rank 0's SIGKILL. No Python traceback. evidence: '  exitcode  : -9 "
         f"(pid: 28413)  (SIGKILL)', '  traceback : Signal 9 (SIGKILL) received by PID 28413', {TR_ROOT}, "
         "'job exited with 1'"),
@@ -50,7 +50,7 @@ NOTES = {
         "remote worker hanging or bugs in the application. Check the logs of the remote worker before reporting an "
         "error. GLHF! \U0001f3d6\ufe0f', '  exitcode  : -9 (pid: 28857)  (SIGKILL)', 'job exited with 1'"),
     "codegpt-ckpt-tmpfs": (
-        f"disk_full: {W}; checkpoints/ is a 4 MiB tmpfs: the first epoch's checkpoints (about 5 MB per stage) do "
+        f"disk_full: {W}; checkpoints/ is a 4 MiB tmpfs: the first epoch's checkpoints (over 4 MB per stage) do "
         "not fit: torch.save fails on both stages (the zip writer reports it as an iostream error / unexpected pos, "
         "no errno). evidence: '[rank0]: RuntimeError: basic_ios::clear: iostream error', '[rank0]: RuntimeError: "
         "[enforce fail at inline_container.cc:672] . unexpected pos 4040064 vs 4039956', '[rank1]: RuntimeError: "
