@@ -104,6 +104,11 @@ SCENARIOS = [
     Scenario("tutor-pg-pending", "ray_scheduling_stall",
              launch_cmd(29905, "--trainer.cpus-per-trainer 3 --trainer.pg-ready-timeout 40"),
              r"job exited with [1-9]"),
+    # the launch line copied from the team's InfiniBand cluster script, where the gloo interface is ib0
+    Scenario("tutor-gloo-ifname-ib0", "nccl_network_config", launch_cmd(29922, pre="GLOO_SOCKET_IFNAME=ib0 "),
+             r"ib0"),
+    Scenario("tutor-pg-8-cpus", "ray_scheduling_stall",
+             launch_cmd(29923, "--trainer.cpus-per-trainer 8 --trainer.pg-ready-timeout 45"), r"job exited with [1-9]"),
     Scenario("tutor-big-policy-oom", "host_oom_killed", launch_cmd(29906, "--actor.hidden 2048", pre=CGJOIN),
              r"job exited with [1-9]", memory=3_000_000_000),
     Scenario("tutor-trainer-killed", "host_oom_killed", launch_cmd(29907, E3), r"job exited with [1-9]",

@@ -131,4 +131,19 @@ NOTES = {
         "23:11:53,860\tWARNING services.py:2248 -- WARNING: The object store is using /tmp/ray instead of /dev/shm "
         "because /dev/shm has only 67108864 bytes available. This will harm performance!', '2026-12-01 "
         "23:12:25,609 INFO tutorrlhf: training finished: 8 steps', 'job exited with 0'"),
+    "tutor-gloo-ifname-ib0": (
+        f"nccl_network_config: {W}; the launch line, copied from the team's InfiniBand cluster script, sets "
+        "GLOO_SOCKET_IFNAME=ib0 and this machine has no ib0: the trainers' init_process_group cannot find the "
+        "interface and the driver gets RayTaskError(RuntimeError) from init_process_group. evidence: 'RuntimeError: "
+        "[enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. "
+        "Unable to find address for: ib0', 'job exited with 1'"),
+    "tutor-pg-8-cpus": (
+        f"ray_scheduling_stall: {W}; '--trainer.cpus-per-trainer 8 --trainer.pg-ready-timeout 45': each trainer "
+        "bundle asks 8 CPUs on a 4-CPU Ray instance (infeasible): Ray's autoscaler reports the request cannot be "
+        "fulfilled, the driver's 45 s wait for the placement group times out and it raises TimeoutError. evidence: "
+        "\"(autoscaler +15s) Error: No available node types can fulfill resource request {'CPU': 8.0}. Add suitable "
+        "node types to this cluster to resolve this issue.\", 'ray.exceptions.GetTimeoutError: Get timed out: some "
+        "object(s) not ready.', 'TimeoutError: placement group for 2 trainers was not ready after 45s; cluster "
+        "resources: {'node:192.0.2.2': 1.0, 'object_store_memory': 6512404070.0, 'memory': 15195609498.0, "
+        "'node:__internal_head__': 1.0, 'CPU': 4.0}', 'job exited with 1'"),
 }
