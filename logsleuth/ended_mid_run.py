@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import regex
 
 from .factlayer.kinds import ProcessExit, RunFinished, SchedulerVerdict, SignalFact
-from .progress import RankProgress
+from .progress import EPOCH_OF, RankProgress
 from .types import Diagnosis, Event
 
 if TYPE_CHECKING:
@@ -31,10 +31,9 @@ CONFIDENCE = 0.5  # of ``no_failure`` when the log ends mid-run (a finished-look
 # lines a file may print after its last progress line and still end "on" it: a checkpoint save or a metric line
 # of the same step, not a run's closing report (a final evaluation, a summary, an exit)
 MAX_AFTER = 1
-# a counter with its total: "Epoch 2/8", "step 20/34", "iter: 120/5000", mmcv's "Epoch [1][100/625]" (the step's
-# total inside the second brackets) and "Iter [100/80000]"; a bracket opened before the counter is closed in the
-# report's quote ("Epoch [2/4] Step [4/12]")
-_EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*/\s*(\d+)\s*\]?|(\d+)\s*/\s*(\d+))")
+# a counter with its total: "Epoch 2/8" (``progress.EPOCH_OF``), "step 20/34", "iter: 120/5000", mmcv's
+# "Epoch [1][100/625]" (the step's total inside the second brackets) and "Iter [100/80000]"; a bracket opened before
+# the counter is closed in the report's quote ("Epoch [2/4] Step [4/12]")
 _STEP_OF = regex.compile(
     r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?)\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*/\s*(\d+)\s*\]?|(\d+)\s*/\s*(\d+))"
     r"|\bepoch(?:\(\w+\))?\s*\[\s*\d+\]\s*\[\s*(\d+)\s*/\s*(\d+)\])"
@@ -45,7 +44,7 @@ def short_of_total(text: str) -> str | None:
     """The counter a progress line states short of its own total ("step 20/34"), or None when the line states none,
     or its last step of its last epoch. Epochs count from 0 or 1 by library, so an epoch ``E/N`` counts as unfinished
     only below ``N - 1``; a step ``S/T`` below ``T``."""
-    e = _EPOCH_OF.search(text)
+    e = EPOCH_OF.search(text)
     if (m := _STEP_OF.search(text)) and int(m[1]) < int(m[2]):
         return f"{e[0].strip()} {m[0].strip()}" if e and e.end() <= m.start() else m[0].strip()
     if e and int(e[1]) < int(e[2]) - 1:

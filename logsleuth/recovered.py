@@ -194,24 +194,52 @@ _RETRIED_BY = {
 MIN_STEPS_BEFORE_FINISH = 2
 
 
+def _ray_worker_replaced(evidence: JobEvidence, first: Event) -> dict[tuple[str, int], Fact]:
+    """The raylet's report of a dead worker (a ``ProcessExit`` reported by ``ray``) that is ``first``, keyed by its
+    line, when the job later says its run finished (``RunFinished``); else empty. Ray restarts an actor created with
+    ``max_restarts`` and reruns a task with retries left without a line to the driver
+    (``python/ray/actor.py``, ``python/ray/remote_function.py``): the death report is the last word on it, and a driver
+    whose ``ray.get`` got the death raises (``ActorDiedError``) instead of going on to finish."""
+    if not any(isinstance(f, RunFinished) for f in evidence.facts):
+        return {}
+    return {
+        (f.event.path, f.event.line): f
+        for f in evidence.facts
+        if isinstance(f, ProcessExit)
+        and f.reporter == "ray"
+        and (f.event.path, f.event.line) == (first.path, first.line)
+    }
+
+
 def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when the failed work was retried and the job went on: the retry report (a
     ``WorkRetried`` fact: Ray's task retry, Ray Train's worker-group restart, c10d's store client retry) at or after
     ``diag.first_failure``, then at least ``MIN_STEPS_AFTER`` progress lines (any process's, the driver's included)
     whose counter went forward, and no rule match, unexplained error or failure fact after the last retry report. A
     worker that died and whose task ran again elsewhere cost time, not the job (a retried task that fails for good, or
-    runs out of retries, fails again after the report). Else ``diag`` unchanged."""
+    runs out of retries, fails again after the report). With no retry report, the raylet's report of a dead worker
+    stands for one when the job's own word that it finished follows the progress (``_ray_worker_replaced``). Else
+    ``diag`` unchanged."""
     first = diag.first_failure
     if diag.verdict != "failure" or first is None:
         return diag
-    retries = {(f.event.path, f.event.line): f for f in evidence.facts if isinstance(f, WorkRetried)}
-    if not retries:
-        return diag
+    retries: dict[tuple[str, int], Fact] = {
+        (f.event.path, f.event.line): f for f in evidence.facts if isinstance(f, WorkRetried)
+    }
+    silent = not retries
+    if silent:
+        retries = _ray_worker_replaced(evidence, first)
+        if not retries:
+            return diag
     last_fact = max(
         retries.values(), key=lambda f: (evidence.time_of(f.event) or f.event.time or datetime.min, f.event.line)
     )
     last = last_fact.event
-    who = _RETRIED_BY.get(last_fact.by, "the framework retried the failed work")
+    who = (
+        _RETRIED_BY.get(last_fact.by, "the framework retried the failed work")
+        if isinstance(last_fact, WorkRetried)
+        else "Ray replaced the dead worker (an actor's max_restarts, a task's retries) without a report"
+    )
     t_last = evidence.time_of(last) or last.time
     t_first = evidence.time_of(first) or first.time
     if _after((first.path, first.line, t_first, (0, 0, 0)), last.path, last.line, t_last):
@@ -228,13 +256,17 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         points.update(((p[0], p[1]), p) for p in rp.recent if _after(p, last.path, last.line, t_last))
     after = sorted(points.values(), key=lambda p: (p[2] or datetime.min, p[1]))
     steps = [p[3] for p in after]
-    needed = MIN_STEPS_AFTER
-    if len(steps) >= MIN_STEPS_BEFORE_FINISH and any(
-        isinstance(f, RunFinished) and _after(_point(evidence, f.event), *after[-1][:3]) for f in evidence.facts
-    ):
-        needed = MIN_STEPS_BEFORE_FINISH
+    # the job's own word that it finished, after its furthest progress line (a Ray actor's lines reach the driver's
+    # console late, after the driver's own finish line: the last point by time need not be the furthest)
+    top = max(after, key=lambda p: p[3]) if after else None
+    finished = top is not None and any(
+        isinstance(f, RunFinished) and _after(_point(evidence, f.event), *top[:3]) for f in evidence.facts
+    )
+    needed = MIN_STEPS_BEFORE_FINISH if finished and len(steps) >= MIN_STEPS_BEFORE_FINISH else MIN_STEPS_AFTER
     if len(steps) < needed or max(steps) <= steps[0]:
         return diag
+    if silent and not finished:
+        return diag  # no retry report: only the job's own word that it finished says the worker was replaced
     # the retry report goes on with the error it retried (Ray Train prints the failed ranks' tracebacks after its
     # decision): only a failure after the job resumed counts against it - or, when every task reported its own
     # completion after the retry, only one after the first of those reports (logs of several tasks pasted one after

@@ -711,6 +711,10 @@ _FINISHED = lazy(
     # ``run_local_pipeline``: "Pipeline '<name>' finished with status SUCCESS", the name and status in ANSI colours; a
     # failed task ends it with "... finished with status FAILURE. Inner task failed: '<task>'." instead)
     r"|(?P<kubeflow>\bPipeline '[^']*' finished with status SUCCESS\b)"
+    # pytest's closing summary when nothing failed (``_pytest/terminal.py`` ``summary_stats``: "===== 5 passed in
+    # 525.85s (0:08:45) ====="; a failure or an error is named first or in the list, "1 failed, 4 passed", "4 passed,
+    # 1 error"): a test session that ran a distributed job to its end (vllm-project/vllm#6234)
+    r"|(?P<pytest>^=+ \d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed|xpassed))* in [\d.]+s\b[^=]*=+$)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -809,6 +813,7 @@ _FINISHED_WORDS = (
     " steps (100%) done",
     "Pipeline run has finished in",
     "finished with status SUCCESS",
+    " passed",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------

@@ -94,6 +94,9 @@ class ProcessExit(Fact):
         same_signal: how many distinct processes (by the pid reported) the job has seen end by this ``signal`` up to
             and including this report (``reason.SameSignalExits``); 0 when no pid or no signal is named. Several
             processes ending by one signal at once point at something they share (SIGBUS: /dev/shm).
+        epochs_before: how many distinct epochs the job's progress lines had counted ("epoch 2/4", with its total)
+            before this report (``reason.EpochsSeen``); 0 when none. Two or more: a whole epoch ran with the same data
+            and the same shared memory before this process ended.
     """
 
     KIND: ClassVar[str] = "process_exit"
@@ -106,6 +109,7 @@ class ProcessExit(Fact):
     node: str = ""
     proc: int | None = None
     same_signal: int = 0
+    epochs_before: int = 0
 
     def fields(self) -> dict[str, Any]:
         """As ``Fact.fields``; a reporter's named task/node/pid win over the line's own (a launcher's line about

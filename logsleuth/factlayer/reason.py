@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from .. import plausible
 from ..lazy_regex import lazy
+from ..progress import EPOCH_OF
 from ..read import PLAIN_LINE, clean_line, lines_at
 from ..types import Event
 from . import tables
@@ -674,6 +675,33 @@ class SameSignalExits:
         return out
 
 
+@dataclass
+class EpochsSeen:
+    """The epochs the job's progress lines have counted so far ("Epoch 2/8", ``progress.EPOCH_OF``: a counter with
+    its total, so a config's "epochs: 8" is not one), to put on each signalled ``ProcessExit`` how many distinct ones
+    came before it (``ProcessExit.epochs_before``). Any rank's line counts: ranks share the data and the host."""
+
+    seen: set[int] = field(default_factory=set)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        """``facts``, each signalled ``ProcessExit`` among them carrying ``epochs_before``; notes ``ev``'s epoch."""
+        if (
+            ("poch" in ev.text or "POCH" in ev.text)
+            and len(self.seen) < EPOCHS_KEPT
+            and (m := EPOCH_OF.search(ev.text))
+        ):
+            self.seen.add(int(m[1]))
+        if not self.seen or not any(isinstance(f, ProcessExit) and f.signal for f in facts):
+            return facts
+        n = len(self.seen)
+        return [
+            dataclasses.replace(f, epochs_before=n) if isinstance(f, ProcessExit) and f.signal else f for f in facts
+        ]
+
+
+EPOCHS_KEPT = 8  # distinct epochs counted at most: rules ask "two or more", not how many
+
+
 LAST_ERROR_GAP_LINES = 2  # "Last error:" -> the message: the next line (a rank prefix may sit between)
 
 
@@ -856,7 +884,8 @@ class FactStream:
     ``CollTrace``; NCCL's last WARN message after torch's "Last error:", ``NcclLastError``;
     the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``; Horovod's stall inspector
     listing ranks that submitted different collectives, ``StallReport``; ranks' tensors all found on one device,
-    ``OneDeviceForAll``; a NaN on a step that got no data, dropped, ``EmptySteps``)."""
+    ``OneDeviceForAll``; a NaN on a step that got no data, dropped, ``EmptySteps``; how many epochs ran before a
+    process ended by a signal, ``EpochsSeen``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
@@ -871,12 +900,13 @@ class FactStream:
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
     stalls: StallReport = field(default_factory=StallReport)
     empty_steps: EmptySteps = field(default_factory=EmptySteps)
+    epochs: EpochsSeen = field(default_factory=EpochsSeen)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
         facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, facts)))
-        facts = self.empty_steps.see(ev, self.one_device.see(ev, facts))
+        facts = self.epochs.see(ev, self.empty_steps.see(ev, self.one_device.see(ev, facts)))
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)
@@ -1053,8 +1083,8 @@ def uncaught(f: ExceptionFact) -> bool:
 
 
 def teardown_signals(facts: Sequence[Fact]) -> frozenset[int]:
-    """``id()`` of the events of SIGTERM reports (sender unknown) printed after the training loop or script said it
-    finished (the first ``RunFinished``): the job's own teardown - a script or service manager stopping what it started,
+    """``id()`` of the events of SIGTERM reports (sender unknown; a vLLM worker's exit by SIGTERM) printed after the
+    training loop or script said it finished (the first ``RunFinished``): the job's own teardown - a script or service manager stopping what it started,
     as dask's scheduler and workers are stopped once the client is done - not a preemption. A kill that came long
     after the finish is read by ``shutdown_hang.hung_after_finish`` from the facts themselves. ``facts`` in job order."""
     finished = next((i for i, f in enumerate(facts) if isinstance(f, RunFinished)), None)
@@ -1063,7 +1093,10 @@ def teardown_signals(facts: Sequence[Fact]) -> frozenset[int]:
     return frozenset(
         id(f.event)
         for f in facts[finished:]
-        if isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM"
+        if (isinstance(f, SignalFact) and f.sender == "unknown" and f.signal == "SIGTERM")
+        # a worker process the job's own shutdown terminated (vLLM's executor: "Worker VllmWorkerProcess pid N died,
+        # exit code: -15", then "Killing local vLLM worker processes", vllm-project/vllm#6234)
+        or (isinstance(f, ProcessExit) and f.signal == "SIGTERM" and f.reporter == "vllm")
     )
 
 

@@ -579,6 +579,14 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # (``ray/train/v2/_internal/exceptions.py`` ``WorkerGroupStartupTimeoutError``, ``RAY_TRAIN_WORKER_GROUP_START_
     # TIMEOUT_S``; v1 said "Placement group creation timed out"): the cluster cannot fit num_workers x resources
     (r"The worker group startup timed out after \S+ seconds waiting for \d+ workers", "placement"),
+    # a driver's own wait for its placement group running out: OpenRLHF/verl-style drivers wait on ``pg.ready()``
+    # (``ray/util/placement_group.py``) with a timeout and raise in their own words, Ray Train v1 "Placement group
+    # creation timed out": a placement group that stays pending was never scheduled (not enough free resources)
+    (
+        r"(?i)\bplacement[ _]groups?\b.{0,80}?\b(?:not (?:yet )?(?:ready|scheduled|created)|timed out|time-?out)"
+        r"|\btimed out\b.{0,40}?\bplacement[ _]groups?\b",
+        "placement",
+    ),
     # verl's resource-pool check before it creates its placement groups (``verl/single_controller/ray/base.py``
     # ``ResourcePoolManager._check_resource_available``, verl 0.2-0.9): the Ray cluster has fewer GPUs than the
     # trainer, rollout and reward pools ask for
