@@ -27,12 +27,12 @@ from . import plausible
 from .shape_memo import ShapeMemo
 from .types import Event
 
+# an epoch counter with its total ("Epoch 2/8", "epoch: [3/10]"): the epoch and the total as groups 1 and 2
+EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*/\s*(\d+)\s*\]?|(\d+)\s*/\s*(\d+))")
 # counters, in the order they compare: epoch, then step, then micro-step
 # OpenMMLab's loggers print the counters in brackets: mmcv's ``TextLoggerHook`` "Epoch [1][100/62598]\tlr: ..."
 # (the step is the iteration within the epoch) and "Iter [100/80000]", mmengine's ``LogProcessor`` "Epoch(train)
 # [1][ 100/62598]" and "Iter(train) [  100/80000]"
-# an epoch counter with its total ("Epoch 2/8", "epoch: [3/10]"): the epoch and the total as groups 1 and 2
-EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*/\s*(\d+)\s*\]?|(\d+)\s*/\s*(\d+))")
 _EPOCH = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)")
 _STEP = regex.compile(
     r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)"

@@ -1084,9 +1084,10 @@ def uncaught(f: ExceptionFact) -> bool:
 
 def teardown_signals(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events of SIGTERM reports (sender unknown; a vLLM worker's exit by SIGTERM) printed after the
-    training loop or script said it finished (the first ``RunFinished``): the job's own teardown - a script or service manager stopping what it started,
-    as dask's scheduler and workers are stopped once the client is done - not a preemption. A kill that came long
-    after the finish is read by ``shutdown_hang.hung_after_finish`` from the facts themselves. ``facts`` in job order."""
+    training loop or script said it finished (the first ``RunFinished``): the job's own teardown - a script or service
+    manager stopping what it started, as dask's scheduler and workers are stopped once the client is done - not a
+    preemption. A kill that came long after the finish is read by ``shutdown_hang.hung_after_finish`` from the facts
+    themselves. ``facts`` in job order."""
     finished = next((i for i, f in enumerate(facts) if isinstance(f, RunFinished)), None)
     if finished is None:
         return frozenset()
