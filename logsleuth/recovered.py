@@ -196,12 +196,10 @@ MIN_STEPS_BEFORE_FINISH = 2
 
 def _ray_worker_replaced(evidence: JobEvidence, first: Event) -> dict[tuple[str, int], Fact]:
     """The raylet's report of a dead worker (a ``ProcessExit`` reported by ``ray``) that is ``first``, keyed by its
-    line, when the job later says its run finished (``RunFinished``); else empty. Ray restarts an actor created with
-    ``max_restarts`` and reruns a task with retries left without a line to the driver
-    (``python/ray/actor.py``, ``python/ray/remote_function.py``): the death report is the last word on it, and a driver
-    whose ``ray.get`` got the death raises (``ActorDiedError``) instead of going on to finish."""
-    if not any(isinstance(f, RunFinished) for f in evidence.facts):
-        return {}
+    line; else empty. Ray restarts an actor created with ``max_restarts`` and reruns a task with retries left without a
+    line to the driver (``python/ray/actor.py``, ``python/ray/remote_function.py``): the death report is the last word
+    on it, and a driver whose ``ray.get`` got the death raises (``ActorDiedError``) instead of going on to finish, so
+    the caller asks for the job's own finish line after its progress."""
     return {
         (f.event.path, f.event.line): f
         for f in evidence.facts

@@ -813,7 +813,8 @@ _FINISHED_WORDS = (
     " steps (100%) done",
     "Pipeline run has finished in",
     "finished with status SUCCESS",
-    " passed",
+    " passed in ",
+    " passed, ",
 )
 
 # --- numeric health --------------------------------------------------------------------------------------------
