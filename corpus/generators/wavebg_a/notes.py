@@ -27,6 +27,11 @@ NOTES = {
         "exit 0. evidence: '2026-12-02 03:06:00,865 ERROR forecaster: [rank 0] weather station file not available "
         "(attempt 1/5): [Errno 2] No such file or directory: 'data/weather_stations.json'; retrying in 5 s', "
         "'`Trainer.fit` stopped: `max_epochs=6` reached.', 'job exited with 0'"),
+    "load-healthy-early-stop": (
+        f"no_failure: {TR}, '--data.num_workers 2', with the team's config edited to EarlyStopping patience 1 and "
+        "max_epochs 15: val_loss stops improving after epoch 3 and EarlyStopping ends the run early on both ranks, "
+        "exit 0. evidence: '[rank: 0] Monitored metric val_loss did not improve in the last 1 records. Best score: "
+        "0.003. Signaling Trainer to stop.', 'job exited with 0'"),
     "load-venv-not-active": (
         f"library_version_mismatch: {TR}, but the job's shell did not have the project venv on PATH: torchrun and "
         "python came from the system interpreter, which has torch but not lightning; both ranks fail at import, "
@@ -97,6 +102,24 @@ NOTES = {
         "stops the run after epoch 0 and the job exits 0 (a checkpoint named val_loss=nan is saved). evidence: "
         "'epoch 0 step 20/61 train_loss=nan', '[rank: 0] Monitored metric val_loss = nan is not finite. Previous "
         "best value was inf. Signaling Trainer to stop.', 'job exited with 0'"),
+    "load-debug-detail": (
+        f"native_crash: {W}, launched with 'TORCH_DISTRIBUTED_DEBUG=DETAIL nice -n 5 torchrun --nproc_per_node 2 "
+        "--master_port 29830 train.py fit --config config.yaml' (the team turned on torch.distributed's DETAIL "
+        "debug mode); both ranks die of SIGSEGV right after the data setup, before the first step (reproducible "
+        "with this torch 2.13.0+cpu / gloo build in this sandbox), torchrun reports exitcode -11, exit 1. evidence: "
+        "'E1202 03:17:22.022000 15732 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed "
+        "(exitcode: -11) local_rank: 0 (pid: 15734) of binary: /tmp/venv-bg-a/bin/python', '  traceback : Signal "
+        "11 (SIGSEGV) received by PID 15734', 'job exited with 1'"),
+    "load-peak-report": (
+        f"collective_mismatch: {TR}, '--model.peak_report true': the model's peak-hour report all-gathers each "
+        "rank's errors on windows above 0.5 kWh, a tensor whose length differs between the ranks; at the end of "
+        "epoch 0's validation gloo's all_gather sees the size mismatch, rank 0 aborts (SIGABRT, exitcode -6) and "
+        "rank 1 loses its peer, exit 1. evidence: \"terminate called after throwing an instance of "
+        "'gloo::EnforceNotMet'\", '  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/"
+        "transport/tcp/pair.cc:456] op.preamble.length <= op.nbytes. 440 vs 254. Received data size doesn't match "
+        "expected size. Is there a distributed collective mismatch in your code?', 'E1202 03:17:31.573000 15794 "
+        "site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6) local_rank: 0 "
+        "(pid: 15796) of binary: /tmp/venv-bg-a/bin/python', 'job exited with 1'"),
     "load-new-tariff": (
         f"worker_exception: {TR}; the export gives some validation meters a tariff code ('EV') missing from "
         "tariffs.json: the dataset's tariff lookup raises KeyError in __getitem__ on both ranks during Lightning's "

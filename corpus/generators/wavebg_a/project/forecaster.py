@@ -78,7 +78,8 @@ class MeterData(pl.LightningDataModule):
 
 class LoadForecaster(pl.LightningModule):
     def __init__(self, hidden_size: int = 64, num_layers: int = 1, head_size: int = 64, n_tariffs: int = 8,
-                 lr: float = 1e-3, weight_decay: float = 1e-4):
+                 lr: float = 1e-3, weight_decay: float = 1e-4, peak_report: bool = False,
+                 peak_kwh: float = 0.5):
         super().__init__()
         self.save_hyperparameters()
         self.gru = nn.GRU(2, hidden_size, num_layers=num_layers, batch_first=True)
@@ -101,6 +102,20 @@ class LoadForecaster(pl.LightningModule):
         self.log("val_loss", nn.functional.mse_loss(pred, y), sync_dist=True)
         self.log("val_mae", (pred - y).abs().mean(), sync_dist=True)
         self.log("val_mape", ((pred - y).abs() / y).mean(), sync_dist=True)
+        if self.hparams.peak_report:
+            self._peak_errs.append((pred - y).abs()[y > self.hparams.peak_kwh])
+
+    def on_validation_epoch_start(self):
+        self._peak_errs = []
+
+    def on_validation_epoch_end(self):
+        if not self.hparams.peak_report or self.trainer.sanity_checking:
+            return
+        errs = self.all_gather(torch.cat(self._peak_errs))  # every rank's peak-hour errors
+        if self.trainer.is_global_zero:
+            errs = errs.flatten()
+            rank_zero_info(f"peak half-hours (> {self.hparams.peak_kwh} kWh): n={errs.numel()} "
+                           f"p95 abs error={float(errs.quantile(0.95)):.4f}")
 
     def configure_optimizers(self):
         opt = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr, weight_decay=self.hparams.weight_decay)
