@@ -108,6 +108,10 @@ SCENARIOS = [
              launch_cmd(29909, launcher_args="--num_machines 2 --num_processes 4 --machine_rank 0 "),
              r"another process is utilizing it|EADDRINUSE|[Aa]ddress already in use",
              stale="{py} -m http.server --bind 127.0.0.1 29909", stale_ready="Serving HTTP", hang_ok=True),
+    # node 0 of the two-node layout started, node 1 never launched
+    Scenario("clauses-node1-missing", "rendezvous_timeout",
+             launch_cmd(29910, launcher_args="--num_machines 2 --num_processes 4 --machine_rank 0 "
+                        "--rdzv_conf timeout=40 "), r"[Tt]imed out|[Tt]imeout", timeout=100, hang_ok=True),
     Scenario("clauses-wide-oom", "host_oom_killed", launch_cmd(29895, "--hidden-size 1024 --layers 6", pre=CG),
              r"job exited with [1-9]", memory=1_200_000_000),
     Scenario("clauses-rank-killed", "host_oom_killed", launch_cmd(29896, base=E4), r"job exited with [1-9]",

@@ -114,4 +114,12 @@ NOTES = {
         "http.server) already listens on 29909: with more than one machine accelerate refuses the taken port "
         "before starting any rank. evidence: 'ConnectionError: Tried to launch distributed communication on port "
         "`29909`, but another process is utilizing it.', 'job exited with 1'"),
+    "clauses-node1-missing": (
+        "rendezvous_timeout: accelerate 1.15.0 + transformers 5.24.0 (torch 2.13.0+cpu), node 0 of the team's "
+        "two-node layout launched with 'accelerate launch --config_file accelerate_config.yaml --num_machines 2 "
+        "--num_processes 4 --machine_rank 0 --rdzv_conf timeout=40 --main_process_port 29910 train_clauses.py "
+        "--data-dir data --ckpt-dir checkpoints --epochs 3' (contract-clause classifier, tiny BERT from "
+        "BertConfig); node 1 was never launched: the elastic agent's static rendezvous TCPStore waits 40 s for the "
+        "second node and gives up before any rank starts. evidence: 'torch.distributed.DistStoreError: Timed out "
+        "after 41 seconds waiting for clients. 1/2 clients joined.', 'job exited with 1'"),
 }
