@@ -154,8 +154,9 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
         # ended (mp.spawn's parent re-raising its child's error is one), whichever exception came first
         return diag
     ranked = [rp for rp in evidence.progress.values() if rp.lines]
-    if first.rank is not None:
-        if not any(rp.rank == first.rank for rp in ranked):
+    rank = first.rank if first.rank is not None else _logged_by(evidence, first)
+    if rank is not None:
+        if not any(rp.rank == rank for rp in ranked):
             return diag  # the rank that raised printed no progress: nothing shows that it went on
     elif ranked:
         return diag  # ranks print their progress, the exception names none: whose process went on is unknown
@@ -174,6 +175,20 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
         "served, such as a plot or an upload, did not run)."
     )
     return healthy_by_fact(diag, rule_id=WENT_ON_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _logged_by(evidence: JobEvidence, tb: Event) -> int | None:
+    """The rank of the log record a traceback ``tb`` belongs to: ``logging``'s ``logger.exception``/``exc_info=True``
+    prints the record's message line (with the format's rank, "[rank0] ERROR ...") and then the traceback, whose own
+    lines name no rank (``logging.Formatter.format`` appends ``formatException`` after the message). The warning-or-
+    worse event on the line just above ``tb`` in its file, when it names a rank; else None."""
+    for e in evidence.notable:
+        if e.path == tb.path and e.end_line == tb.line - 1 and e.rank is not None and e.level in _RECORD_LEVELS:
+            return e.rank
+    return None
+
+
+_RECORD_LEVELS = frozenset({"warning", "error", "fatal"})
 
 
 RETRY_RULE_ID = "retried-after-failure"

@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from .. import plausible
 from ..lazy_regex import lazy
-from ..progress import EPOCH_OF
+from ..progress import EPOCH_OF, progress_counter
 from ..read import PLAIN_LINE, clean_line, lines_at
 from ..types import Event
 from . import tables
@@ -677,20 +677,22 @@ class SameSignalExits:
 
 @dataclass
 class EpochsSeen:
-    """The epochs the job's progress lines have counted so far ("Epoch 2/8", ``progress.EPOCH_OF``: a counter with
-    its total, so a config's "epochs: 8" is not one), to put on each signalled ``ProcessExit`` how many distinct ones
-    came before it (``ProcessExit.epochs_before``). Any rank's line counts: ranks share the data and the host."""
+    """The epochs the job's progress lines have counted so far, to put on each signalled ``ProcessExit`` how many
+    distinct ones came before it (``ProcessExit.epochs_before``). An epoch counts when a line states it with its total
+    ("Epoch 2/8", ``progress.EPOCH_OF``) or inside a progress line with a step counter and a metric
+    (``progress.progress_counter``: a training loop's "epoch 2 step 20/61 loss=...", Lightning's ``ModelCheckpoint``
+    "Epoch 1, global step 122: 'val_loss' reached ...", mmengine's "Epoch(train) [2][10/30] lr: ... loss: ..."), so a
+    config's "epochs: 8" or "max_epochs=4" is not one. Any rank's line counts: ranks share the data and the host."""
 
     seen: set[int] = field(default_factory=set)
 
     def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
         """``facts``, each signalled ``ProcessExit`` among them carrying ``epochs_before``; notes ``ev``'s epoch."""
-        if (
-            ("poch" in ev.text or "POCH" in ev.text)
-            and len(self.seen) < EPOCHS_KEPT
-            and (m := EPOCH_OF.search(ev.text))
-        ):
-            self.seen.add(int(m[1]))
+        if ("poch" in ev.text or "POCH" in ev.text) and len(self.seen) < EPOCHS_KEPT:
+            if m := EPOCH_OF.search(ev.text):
+                self.seen.add(int(m[1]))
+            elif (c := progress_counter(ev.text)) is not None and c[0] >= 0:
+                self.seen.add(c[0])
         if not self.seen or not any(isinstance(f, ProcessExit) and f.signal for f in facts):
             return facts
         n = len(self.seen)
