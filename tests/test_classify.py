@@ -183,6 +183,10 @@ KNOWN_FLAGGED = {
     # wave AY: `fabric run` failed on a port clash (torchrun's traceback alone) and a shell loop ran it again, which
     # trained to the end; the same log as a sweep's two launchers on one port, where the failed one never trained
     "logs/run-waveay-b-fabric-bread-healthy-port-retry/job.log",
+    # wave BG: an `accelerate launch` whose first attempt trained to its end and died of SIGABRT at exit ("terminate
+    # called without an active exception"); its batch script ran it again, to exit 0. A job's own "training finished"
+    # after a failure is not taken as recovery by itself (that turned 21 right corpus answers wrong)
+    "logs/run-wavebg-c-clauses-healthy-export-retry/job.log",
 }
 
 
