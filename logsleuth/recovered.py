@@ -23,7 +23,7 @@ from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, RunFinished, Sche
 from .factlayer.reason import teardown_from, uncaught
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
-from .types import Diagnosis, Event, Fix, Match
+from .types import LEVEL_RANK, Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
     from .evidence import JobEvidence
@@ -183,12 +183,14 @@ def _logged_by(evidence: JobEvidence, tb: Event) -> int | None:
     lines name no rank (``logging.Formatter.format`` appends ``formatException`` after the message). The warning-or-
     worse event on the line just above ``tb`` in its file, when it names a rank; else None."""
     for e in evidence.notable:
-        if e.path == tb.path and e.end_line == tb.line - 1 and e.rank is not None and e.level in _RECORD_LEVELS:
+        if (
+            e.path == tb.path
+            and e.end_line == tb.line - 1
+            and e.rank is not None
+            and LEVEL_RANK[e.level] >= LEVEL_RANK["warning"]
+        ):
             return e.rank
     return None
-
-
-_RECORD_LEVELS = frozenset({"warning", "error", "fatal"})
 
 
 RETRY_RULE_ID = "retried-after-failure"
