@@ -75,7 +75,7 @@ class Scenario:
     stale_ready: str = ""
     tmpfs: tuple = ()  # ((dir, size),)
     memory: int = 0  # bytes: memory cgroup (v1) limit for the whole job
-    trigger: tuple = ()  # ((regex | seconds, action), ...): "runner:SIG" | "rank1:SIG"
+    trigger: tuple = ()  # ((regex | seconds, action), ...): "runner:SIG" | "rank1:SIG" | "truncate:PATH"
     timeout: int = 150
     hang_ok: bool = False
     no_venv: bool = False
@@ -126,6 +126,9 @@ SCENARIOS = [
              r"might bias the results[\s\S]*Training time[\s\S]*" + OK),
     Scenario("img-val-new-class", "worker_exception", tr_launch(29718), r"out of bounds",
              prep=DATA + " && mkdir -p data/val/rust && cp data/val/scratch/cam1_0000*.png data/val/rust/"),
+    Scenario("img-decoded-cache-rebuilt", "native_crash", tr_launch(29719, "--decoded-cache -j 0 --epochs 8"),
+             r"job exited with [1-9]", prep=DATA + " --cache",
+             trigger=((E2, "truncate:data/train_u8.npy"),), hang_ok=True, timeout=100),
     Scenario("img-resnet18", "library_version_mismatch", tr_launch(29716, "--model resnet18"),
              r"does not exist|undefined symbol|libc10_cuda"),
 ]

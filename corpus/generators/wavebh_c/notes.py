@@ -114,4 +114,10 @@ NOTES = {
         "CrossEntropyLoss raises on both ranks in the first validation. evidence: 'Creating data loaders: 960 train "
         "/ 162 val images, classes ['crack', 'dent', 'ok', 'scratch']', '[rank0]: IndexError: Target 4 is out of "
         "bounds.', 'job exited with 1'"),
+    "img-decoded-cache-rebuilt": (
+        f"native_crash: {TR}, '--decoded-cache -j 0 --epochs 8': both ranks read the pre-decoded uint8 cache "
+        "data/train_u8.npy through np.load(mmap_mode='r'); in epoch 2 another job rewrites the cache in place "
+        "(the harness truncates it to 4 KiB), and the next read of an unmapped page kills both ranks with SIGBUS "
+        "(no Python traceback). evidence: 'exitcode  : -7 (pid: 23004)  (SIGBUS)', 'traceback : Signal 7 (SIGBUS) "
+        "received by PID 23004', 'job exited with 1'"),
 }

@@ -15,6 +15,7 @@ def main():
     ap.add_argument("--train-per-class", type=int, default=240)
     ap.add_argument("--val-per-class", type=int, default=40)
     ap.add_argument("--size", type=int, default=32)
+    ap.add_argument("--cache", action="store_true", help="also write the decoded uint8 cache data/train_u8.npy")
     ap.add_argument("--truncated", type=int, default=0, help="uploads cut short by the camera gateway")
     a = ap.parse_args()
     rng = np.random.default_rng(7)
@@ -31,6 +32,11 @@ def main():
                 Image.fromarray(np.clip(img, 0, 255).astype(np.uint8)).save(p)
                 if split == "train":
                     written.append(p)
+    if a.cache:
+        arr = np.stack([np.asarray(Image.open(p).convert("RGB")) for p in sorted(written)])
+        np.save(os.path.join(a.root, "train_u8.npy"), arr)
+        np.save(os.path.join(a.root, "train_labels.npy"),
+                np.array([CLASSES.index(p.split(os.sep)[-2]) for p in sorted(written)], dtype=np.int64))
     random.seed(3)
     for p in random.sample(written, a.truncated):
         with open(p, "r+b") as f:

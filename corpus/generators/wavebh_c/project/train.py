@@ -57,6 +57,22 @@ class ImageFolder(torch.utils.data.Dataset):
         return x, target
 
 
+class DecodedCache(torch.utils.data.Dataset):
+    """Pre-decoded uint8 crops (prep_data.py --cache), memory-mapped so every rank shares the page cache."""
+
+    def __init__(self, root, classes):
+        self.images = np.load(os.path.join(root, "train_u8.npy"), mmap_mode="r")
+        self.labels = np.load(os.path.join(root, "train_labels.npy"))
+        self.classes = classes
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, index):
+        x = torch.from_numpy(np.array(self.images[index], dtype=np.float32)).permute(2, 0, 1) / 255.0
+        return (x - 0.45) / 0.25, int(self.labels[index])
+
+
 class DefectNet(nn.Module):
     def __init__(self, num_classes, width=32):
         super().__init__()
@@ -166,6 +182,8 @@ def main(args):
     print("Loading data")
     st = time.time()
     dataset = ImageFolder(os.path.join(args.data_path, "train"), args.train_crop_size, True, args.skip_bad_images)
+    if args.decoded_cache:
+        dataset = DecodedCache(args.data_path, dataset.classes)
     dataset_test = ImageFolder(os.path.join(args.data_path, "val"), args.val_crop_size, False)
     print("Took", time.time() - st)
     print(f"Creating data loaders: {len(dataset)} train / {len(dataset_test)} val images, classes {dataset.classes}")
@@ -267,6 +285,7 @@ def get_args_parser(add_help=True):
     parser.add_argument("--start-epoch", default=0, type=int)
     parser.add_argument("--train-crop-size", default=32, type=int)
     parser.add_argument("--val-crop-size", default=32, type=int)
+    parser.add_argument("--decoded-cache", action="store_true", help="read data/train_u8.npy instead of the PNGs")
     parser.add_argument("--skip-bad-images", action="store_true")
     parser.add_argument("--model-ema", action="store_true")
     parser.add_argument("--model-ema-steps", type=int, default=4)
