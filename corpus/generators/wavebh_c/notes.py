@@ -63,7 +63,7 @@ NOTES = {
         "'job exited with 1'"),
     "img-crop-448-upscaled-cgroup": (
         f"host_oom_killed: {TR}, '--train-crop-size 448 --val-crop-size 448 -b 64' (32x32 crops upscaled to 448) "
-        "under a 1.5 GB cgroup-v1 memory limit for the whole job: in the first training step the kernel OOM killer "
+        "under a 1.5 GB cgroup-v1 memory limit for the whole job: before the first progress line the kernel OOM killer "
         "SIGKILLs a DataLoader worker of rank 0, rank 0 raises, torchrun stops the job. evidence: '[rank0]: "
         "RuntimeError: DataLoader worker (pid 10444) is killed by signal: Killed. ', '[rank0]: RuntimeError: "
         "DataLoader worker (pid(s) 10444) exited unexpectedly', 'job exited with 1'"),
