@@ -85,4 +85,35 @@ NOTES = {
         "'job exited' line). evidence: '- (ip=192.0.2.2, pid=30456) world_rank=1, local_rank=1, node_rank=0', "
         "'Reporting training result 2: TrainingReport(checkpoint=None, metrics={'epoch': 1, 'train_loss': "
         "0.5043255331668448, 'steps': 47}, validation=False) from rank 1', 'rank 1 epoch 1 step 40 loss 0.4407'"),
+    "returns-ckpt-tmpfs": (
+        f"disk_full: {_TRAIN} --hidden 1024 --ckpt-dir /tmp/wavebh-d-job/run/results`; the results directory is a "
+        "6 MB tmpfs and each rank-0 checkpoint of the 1024-wide MLP is ~4 MB; epoch 0's checkpoint fits, epoch 1's "
+        "upload (Ray Train persist_current_checkpoint -> pyarrow.fs.copy_files) fails with ENOSPC in the rank-0 "
+        "RayTrainWorker and the run fails. evidence: "
+        "'OSError: [Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device', "
+        "'ray.train.WorkerGroupError: Training failed due to worker errors:', 'job exited with 1'"),
+    "returns-lr-sweep": (
+        f"training_divergence: {_TRAIN} --lr 400`; a learning rate from a sweep config that is four orders of "
+        "magnitude too high (SGD momentum 0.9): the epoch-0 mean BCE loss explodes to 2.5e16 on rank 1 and the "
+        "model never recovers (74 after 3 epochs vs 0.48 for the same run at lr 0.05); no NaN, so the loop's "
+        "finite check does not fire and the job 'finishes' with exit 0 and a useless model. evidence: "
+        "\"metrics={'epoch': 0, 'train_loss': 2.4895557104750732e+16, 'steps': 47}\", "
+        "'rank 1 epoch 2 step 40 loss 45.5674', "
+        "\"INFO returns.train: finished: {'epoch': 2, 'train_loss': 74.02058133419524, 'steps': 47}\""),
+    "returns-big-workers": (
+        f"ray_scheduling_stall: {_TRAIN} --cpus-per-worker 3`; two Ray Train workers x 3 CPUs on a 4-CPU "
+        "cluster cannot be placed; the TrainController waits, reports WorkerGroupStartupTimeoutError after 60 s and "
+        "the job makes no further progress; the harness killed the job at 80 s (no "
+        "'job exited' line). evidence: \"Requesting resources: {'CPU': 3.0} * 2\", "
+        "'Error in control loop iteration: The worker group startup timed out after 60.0 seconds waiting for 2 "
+        "workers.', 'ray.train.v2._internal.exceptions.WorkerGroupStartupTimeoutError: The worker group startup "
+        "timed out after 60.0 seconds waiting for 2 workers.'"),
+    "returns-port-held": (
+        f"port_in_use: {_ENV}; `ray start --head --port 6400 ... && python train.py`; another service "
+        "(python -m http.server 6400) already listens on the GCS port, so the GCS server cannot bind, ray start "
+        "waits for it, times out and raises, the driver never runs. evidence: "
+        "'Check failed: server_ Failed to start the grpc server. The specified port is 6400.', "
+        "'gcs_client.cc:210: Failed to get cluster ID from GCS server: TimedOut: Timed out while waiting for GCS "
+        "to become available.', 'RuntimeError: Failed to start GCS.  Last 1 lines of error files:', "
+        "'job exited with 1'"),
 }
