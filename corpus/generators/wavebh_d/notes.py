@@ -116,4 +116,14 @@ NOTES = {
         "'gcs_client.cc:210: Failed to get cluster ID from GCS server: TimedOut: Timed out while waiting for GCS "
         "to become available.', 'RuntimeError: Failed to start GCS.  Last 1 lines of error files:', "
         "'job exited with 1'"),
+    "returns-score-healthy-pool3": (
+        f"no_failure: {_SCORE} --concurrency 3`; 3 scoring actors + 1 read task fit the 4 CPUs; the progress "
+        "report shows backpressured operators and pending actors at first, the driver prints an E-level "
+        "core_worker warning about actor constructor arguments, and scoring finishes, exit 0. evidence: "
+        "\"core_worker.cc:2465: Actor with class name: 'MapWorker(MapBatches(featurize)->MapBatches(Scorer))' and "
+        "ID: 'd43a6b545ecf47018b89cac601000000' has constructor arguments in the object store and max_restarts > "
+        "0.\", 'Tasks: 1 [backpressured:tasks(ResourceBudget)]; Actors: 0; Queued blocks: 7 (0.0B); Resources: "
+        "1.0 CPU, 0.0B object store', "
+        "'INFO returns.score: scored 6000 orders, mean p_return 0.518, observed return rate 0.261', "
+        "'job exited with 0'"),
 }
