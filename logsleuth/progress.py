@@ -32,11 +32,13 @@ EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*
 # counters, in the order they compare: epoch, then step, then micro-step
 # OpenMMLab's loggers print the counters in brackets: mmcv's ``TextLoggerHook`` "Epoch [1][100/62598]\tlr: ..."
 # (the step is the iteration within the epoch) and "Iter [100/80000]", mmengine's ``LogProcessor`` "Epoch(train)
-# [1][ 100/62598]" and "Iter(train) [  100/80000]"
+# [1][ 100/62598]" and "Iter(train) [  100/80000]"; torchvision's reference scripts' ``MetricLogger.log_every``
+# "Epoch: [0]  [ 10/100]  eta: ... loss: ..." (``references/classification/utils.py``, also DETR/DeiT/MAE) and
+# pytorch/examples' ImageNet ``ProgressMeter`` "Epoch: [0][  11/5005]\tTime ... Loss ..." (``imagenet/main.py``)
 _EPOCH = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)")
 _STEP = regex.compile(
     r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)"
-    r"|\bepoch(?:\(\w+\))?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\])"
+    r"|\bepoch(?:\(\w+\))?:?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\])"
 )
 # mmengine's validation and test loops ("Epoch(val) [3][4/4]", "Iter(test) [ 50/500]", ``LogProcessor``) count their
 # own iterations from 1 at every run of the loop: not the training step, whose series it would send back

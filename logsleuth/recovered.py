@@ -113,8 +113,6 @@ def _all_went_on(
     printing: Sequence[RankProgress],
     first: Event,
     failures: Sequence[Event],
-    *,
-    repeats: bool = False,
 ) -> str | None:
     """How every process in ``printing`` went on after ``first`` ("rank 0 went on to epoch 3 step 40; ..."), or None
     when one of them did not go ``MIN_STEPS_WENT_ON`` progress lines forward (too few, or back: a restart, read by
@@ -122,7 +120,7 @@ def _all_went_on(
     t_first = evidence.time_of(first) or first.time
     went: list[tuple[RankProgress, Point, tuple[int, int, int]]] = []
     for rp in printing:
-        after = _went_forward(rp, first, t_first, repeats=repeats)
+        after = _went_forward(rp, first, t_first)
         if after is None:
             return None
         went.append((rp, after[0], after[-1][3]))
@@ -155,7 +153,7 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
         return diag
     ranked = [rp for rp in evidence.progress.values() if rp.lines]
     rank = first.rank if first.rank is not None else _logged_by(evidence, first)
-    if rank is not None:
+    if rank is not None and ranked:
         if not any(rp.rank == rank for rp in ranked):
             return diag  # the rank that raised printed no progress: nothing shows that it went on
     elif ranked:
@@ -163,9 +161,29 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
-    how = _all_went_on(evidence, printing, first, _failures(evidence))
+    # the same exception caught again later (a loader skipping each unreadable sample it meets, epoch after epoch) is
+    # no new failure: the job must go on after the last of them as after the first
+    again = _caught_again(evidence, first)
+    failures = [e for e in _failures(evidence) if (e.path, e.line) not in again]
+    how = _all_went_on(evidence, printing, first, failures)
     if how is None:
         return diag
+    if again:
+        last = max(
+            (
+                e
+                for f in evidence.facts
+                if isinstance(f, ExceptionFact) and (e := f.event) and (e.path, e.line) in again
+            ),
+            key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line),
+        )
+        # ... at least one step past where it was (the last skip may come in the run's last steps)
+        t_last = evidence.time_of(last) or last.time
+        for rp in printing:
+            before, after = _split(rp, last, t_last)
+            if not after or before and max(p[3] for p in after) <= max(p[3] for p in before):
+                return diag
+        how += f" (the same exception was caught {len(again)} more time{'s' if len(again) > 1 else ''})"
     message = (
         f"The job went on after the exception at {first.path}:{first.line} ({diag.title or diag.root_cause}): {how}, "
         "with no restart and nothing failing after it: the exception was caught and reported, not fatal."
@@ -175,6 +193,25 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
         "served, such as a plot or an upload, did not run)."
     )
     return healthy_by_fact(diag, rule_id=WENT_ON_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _caught_again(evidence: JobEvidence, first: Event) -> set[tuple[str, int]]:
+    """Where the exception ``first`` was printed again: ``(path, line)`` of every other traceback with the same
+    exception type raised through the same frames (file and function, innermost last), none of them an uncaught one
+    (the caller has checked that no traceback in the job starts at a script's top frame)."""
+    own = next((f for f in evidence.facts if isinstance(f, ExceptionFact) and f.event is first), None)
+    if own is None:
+        return set()
+
+    def path_of(e: Event) -> tuple[tuple[object, object], ...]:
+        return tuple((fr.get("file"), fr.get("func")) for fr in e.params.get("frames") or ())
+
+    where = path_of(first)
+    return {
+        (f.event.path, f.event.line)
+        for f in evidence.facts
+        if isinstance(f, ExceptionFact) and f.event is not first and f.type == own.type and path_of(f.event) == where
+    }
 
 
 def _logged_by(evidence: JobEvidence, tb: Event) -> int | None:
@@ -389,16 +426,15 @@ def _split(rp: RankProgress, first: Event, t_first: datetime | None) -> tuple[li
     return before, after
 
 
-def _went_forward(rp: RankProgress, e: Event, t: datetime | None, *, repeats: bool = False) -> list[Point] | None:
+def _went_forward(rp: RankProgress, e: Event, t: datetime | None) -> list[Point] | None:
     """``rp``'s progress points after event ``e`` (printed at ``t``) when the rank went on from it without a restart:
-    at least ``MIN_STEPS_WENT_ON`` of them, each counter above the one before (``repeats``: distinct counters, one
-    equal to the one before allowed), the first above everything printed before ``e``. Else None."""
+    at least ``MIN_STEPS_WENT_ON`` distinct counters, none below the one before, the first above everything printed
+    before ``e``. Else None."""
     before, after = _split(rp, e, t)
     steps = [p[3] for p in after]
-    if repeats:
-        if len(set(steps)) < MIN_STEPS_WENT_ON or any(b > a for b, a in zip(steps, steps[1:])):
-            return None
-    elif len(after) < MIN_STEPS_WENT_ON or any(b >= a for b, a in zip(steps, steps[1:])):
+    # a counter printed twice in a row is no restart: an evaluation line naming the step just trained ("eval step 20 |
+    # val_loss ..." after "step 20/60 | loss ..."), or, in a stream that names no rank, each process printing step 10
+    if len(set(steps)) < MIN_STEPS_WENT_ON or any(b > a for b, a in zip(steps, steps[1:])):
         return None
     if before and steps[0] <= max(p[3] for p in before):
         return None
@@ -523,9 +559,7 @@ def went_on_after_errors(evidence: JobEvidence, diag: Diagnosis, matches: Sequen
     went: list[tuple[RankProgress, tuple[int, int, int]]] = []
     for rp in printing:
         # unranked lines interleave the processes' own (each prints step 10): a counter may repeat, not go back
-        if finished is None and any(
-            _went_forward(rp, e, evidence.time_of(e) or e.time, repeats=True) is None for e in errors
-        ):
+        if finished is None and any(_went_forward(rp, e, evidence.time_of(e) or e.time) is None for e in errors):
             return diag
         went.append((rp, max(p[3] for p in rp.recent)))
     how = "; ".join(f"{_who(rp)} went on to {_fmt(top)}" for rp, top in sorted(went, key=lambda w: w[0].rank)[:4])
@@ -646,7 +680,7 @@ def went_on_after_signal(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         return diag
     signalled = {id(f.event) for f in evidence.facts if isinstance(f, SignalFact)}
     failures = [e for e in _failures(evidence) if id(e) not in signalled and e is not first]
-    how = _all_went_on(evidence, printing, first, failures, repeats=not ranked)
+    how = _all_went_on(evidence, printing, first, failures)
     if how is None:
         return diag
     message = (

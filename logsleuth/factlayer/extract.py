@@ -319,6 +319,11 @@ _ABSL_SIGNAL = lazy(r"\*\*\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\d+)) receive
 # Open MPI's own handler (``opal/util/stacktrace.c``, ``opal_show_stackframe``): "[host:pid] *** Process received
 # signal ***" then "[host:pid] Signal: Segmentation fault (11)" (macOS: "Segmentation fault: 11 (11)")
 _OPAL_SIGNAL = lazy(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] Signal: (?P<word>[^()\n]+?) \((?P<num>\d+)\)")
+# ... whose first line alone says the process took one of the fatal signals the handler is installed for (the MCA
+# parameter ``opal_signal``, default "6,7,8,11": SIGABRT, SIGBUS, SIGFPE, SIGSEGV; ``opal/runtime/opal_params.c``)
+# when the rest of the report is cut off or never flushed (NVIDIA/nccl#1669)
+_OPAL_BANNER = lazy(r"\[(?P<node>[\w.-]+):(?P<pid>\d+)\] \*\*\* Process received signal \*\*\*")
+OPAL_BANNER_DETAIL = "fatal signal (Open MPI's handler; its number not printed)"
 # A memory allocator's heap check, which prints its complaint and calls abort(): glibc (``malloc/malloc.c``
 # ``malloc_printerr``: "free(): invalid pointer", "double free or corruption (out)", "munmap_chunk(): invalid pointer",
 # "corrupted size vs. prev_size"), gperftools' tcmalloc (``src/tcmalloc.cc`` ``InvalidFree`` -> ``Log(kCrash, ...)``:
@@ -952,6 +957,7 @@ GATE_WORDS: tuple[str, ...] = (
     *_RETRIED_WORDS,
     *_VERSION_WARNING_WORDS,
     "Caught signal",
+    "*** Process received signal",
     "Termination caught in main thread",
     "terminated with the following error",
     "Terminating with signal",
@@ -1385,6 +1391,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     if "] Signal: " in text and (m := _OPAL_SIGNAL.search(text)):
         sig = _signal(m["num"])
         _exit(ev, out, None, "opal", signal=sig, detail=m["word"], node=m["node"], proc=plausible.pid(m["pid"]))
+    elif "*** Process received signal" in text and (m := _OPAL_BANNER.search(text)):
+        _exit(ev, out, None, "opal", detail=OPAL_BANNER_DETAIL, node=m["node"], proc=plausible.pid(m["pid"]))
     if "*** [" in text and not out and (m := _MAKE_EXIT.search(text)):
         if m["word"]:
             _exit(ev, out, None, "make", signal=_sigword(m["word"]), detail=m["target"])
