@@ -71,6 +71,7 @@ _GPU_WORD = re.compile(
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
 # exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure;
 # ``recovered.retried_after_failure``: Ray retried the failed work and the job went on;
+# ``recovered.dataset_finished_after_retry``: Ray retried a task and Ray Data said the dataset's execution finished;
 # ``recovered.went_on_after_exception``: the loop caught an exception and every rank went on;
 # ``recovered.went_on_after_errors``: error lines no rule explains, and every rank trained on past them;
 # ``recovered.finished_after_failure``: the orchestrator reported the whole run succeeded after it;
@@ -81,6 +82,7 @@ SUCCESS_FACTS = frozenset(
         "teardown-after-success",
         "resumed-after-failure",
         "retried-after-failure",
+        "dataset-finished-after-retry",
         "went-on-after-exception",
         "went-on-after-errors",
         "run-finished-after-failure",

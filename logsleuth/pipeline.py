@@ -52,6 +52,7 @@ from .progress import ProgressTracker, silent_first
 from .read import LineGate, ReadStats, SizeLimitError, expand_paths, iter_lines
 from .recovered import (
     all_exited_cleanly,
+    dataset_finished_after_retry,
     finished_after_failure,
     resumed_after_failure,
     retried_after_failure,
@@ -648,6 +649,7 @@ def decide(
     # a failure the ranks went on from (a restarted worker resumed past it): read from per-rank progress, final too
     torn = resumed_after_failure(evidence, torn)
     torn = retried_after_failure(evidence, torn)  # Ray retried the failed task and the job went on
+    torn = dataset_finished_after_retry(evidence, torn)  # Ray retried the task and Ray Data's execution finished
     torn = went_on_after_exception(evidence, torn)  # a caught exception the loop printed and went on from
     torn = went_on_after_errors(evidence, torn, matches)  # error lines no rule explains, every rank trained past
     torn = finished_after_failure(evidence, torn)  # the orchestrator reported the whole run succeeded after it

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import regex
+
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, RunFinished, SchedulerVerdict, SignalFact, WorkRetried
 from .factlayer.reason import teardown_from, uncaught
@@ -341,6 +343,61 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         "store connection timeout."
     )
     return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+DATASET_RULE_ID = "dataset-finished-after-retry"
+# Ray Data's streaming executor once a dataset's execution ended without an exception
+# (``ray/data/_internal/execution/streaming_executor.py`` ``StreamingExecutor.shutdown``: "✔️  Dataset <id> execution
+# finished in 13.22 seconds"; one a task failed for good ends "⚠️ Dataset <id> execution failed" and raises in the
+# driver). One dataset's end, not the job's: read only here, where a task retry precedes it, never as ``RunFinished``
+# (whose readers take everything after it as the job's teardown).
+_DATASET_FINISHED = regex.compile(r"\bDataset \S+ execution finished in [\d.]+ seconds")
+
+
+def dataset_finished_after_retry(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``no_failure`` when its first failure (or first unexplained error) is a Ray task's that
+    Ray retried (``WorkRetried`` by ``ray_task``: "Task _map_task failed. There are 10 retries remaining, so the task
+    will be retried. Error: ..." with the task's traceback after it), and after the last retry report Ray Data said a
+    dataset's execution finished (``_DATASET_FINISHED``, among the job's last lines), with no rule match, unexplained
+    error or failure fact after that line other than the retry reports and the errors they carry. A Ray Data job
+    prints no training steps, so ``retried_after_failure``'s progress lines are not there to show that it went on;
+    the executor's own word that the execution succeeded is. Else ``diag`` unchanged."""
+    first = diag.first_failure
+    if diag.verdict not in ("failure", "unknown") or first is None:
+        return diag
+    retries = [f.event for f in evidence.facts if isinstance(f, WorkRetried) and f.by == "ray_task"]
+    if not retries:
+        return diag
+    last = max(retries, key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
+    t_last = evidence.time_of(last) or last.time
+    found = next(
+        (
+            (e, m[0])
+            for e in evidence.tail
+            if (m := _DATASET_FINISHED.search(e.text)) and _after(_point(evidence, e), last.path, last.line, t_last)
+        ),
+        None,
+    )
+    if found is None:
+        return diag
+    done, words = found
+    finish = _point(evidence, done)
+    if _after(_point(evidence, first), *finish[:3]):
+        return diag  # the failure came after the dataset finished: not the one Ray retried
+    if any(_failed_after(evidence, e, finish) for e in _failures(evidence)):
+        return diag
+    message = (
+        f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): Ray "
+        f"retried the failed task ({last.path}:{last.line}, {len(retries)} retry report{'s' if len(retries) > 1 else ''}) "
+        f'and Ray Data reported the dataset\'s execution finished ("{words}", '
+        f"{done.path}:{done.line}), and nothing failed after that. The failure cost time, not the job."
+    )
+    fix = Fix(
+        summary="Nothing to fix for the run itself; the task failures Ray retried are listed as symptoms. If they "
+        "repeat, each retry repeats the task's work: make the task wait for what it reads (a file written late, a "
+        "service starting) instead of failing, or raise its retries only for the errors that are transient."
+    )
+    return healthy_by_fact(diag, rule_id=DATASET_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
 FINISHED_RULE_ID = "run-finished-after-failure"

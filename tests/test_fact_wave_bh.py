@@ -10,6 +10,8 @@ blind before any change for it: what was changed for its misses.
 - A rank's counter printed twice in a row ("eval step 20 | val_loss ..." after "step 20/60 | loss ...") is no restart.
 - A job whose ranks print no progress of their own but whose rank-0 loop prints it without a rank: that stream shows
   the job went on after a traceback a rank's warning introduced.
+- Ray retried a failed Ray Data task and Ray Data then said the dataset's execution finished: the job recovered
+  (``recovered.dataset_finished_after_retry``).
 - Open MPI's crash handler's first line alone ("[host:pid] *** Process received signal ***") is a process that took
   a fatal signal (``fatal-signal-handler-banner``)."""
 
@@ -44,6 +46,12 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         ("gh-NVIDIA-nccl-1669/ras_query_during_init_crash.log", "native_crash", "fatal-signal-handler-banner"),
         # the same handler's whole report names the signal, which decides (horovod/horovod#585)
         ("gh-horovod-horovod-585/train.log", "native_crash", "process-crashed-by-signal"),
+        # a Ray Data task raising ConnectionError while its input was written late, retried by Ray 4 times, then
+        # "Dataset ... execution finished in 13.22 seconds" and the scores written (wavebh_d)
+        ("run-wavebh-d-returns-score-healthy-fx-late/job.log", "no_failure", "dataset-finished-after-retry"),
+        # a UDF whose native library segfaults on a null field: Ray retries the task 8 times and the dataset never
+        # finishes (wavebh_d)
+        ("run-wavebh-d-returns-marketplace-feed/job.log", "native_crash", "process-crashed-by-signal"),
         # the same unreadable images without the skip option: rank 0's loader worker raised and the job ended
         ("run-wavebh-c-img-truncated-upload/job.log", "worker_exception", "python-worker-exception"),
         # a malformed row raising KeyError under torchrun --max-restarts 1: it fails again after the restart
