@@ -139,9 +139,11 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     ended its process (``sys.excepthook``), whatever another process printed after it (a sweep's second job failing
     on the first one's port while the first trains on): no such traceback may be in the job. Every rank that prints
     progress printed at least ``MIN_STEPS_WENT_ON`` progress lines after it, each at a counter above everything it
-    printed before (no restart: that is ``resumed_after_failure``), the rank that raised among them (an exception
-    naming no rank only where no progress line names one), and no rule match, unexplained error or failure fact comes
-    after the first of them. In a data-parallel job a rank whose exception ended it stops every peer at the next
+    printed before (no restart: that is ``resumed_after_failure``), the rank that raised among them where ranks print
+    their own progress (an exception naming no rank only where no progress line names one; where none does, the
+    rank-less stream stands for every rank), and no rule match, unexplained error or failure fact comes after the first
+    of them - the same exception caught again (``_caught_again``) excepted, after whose last print the job must still go
+    on at least a step. In a data-parallel job a rank whose exception ended it stops every peer at the next
     collective, so the others cannot print that many steps. Else ``diag`` unchanged."""
     first = diag.first_failure
     if diag.verdict != "failure" or first is None or first.source != "python":
@@ -166,19 +168,13 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     # the same exception caught again later (a loader skipping each unreadable sample it meets, epoch after epoch) is
     # no new failure: the job must go on after the last of them as after the first
     again = _caught_again(evidence, first)
-    failures = [e for e in _failures(evidence) if (e.path, e.line) not in again]
+    repeated = {(e.path, e.line) for e in again}
+    failures = [e for e in _failures(evidence) if (e.path, e.line) not in repeated]
     how = _all_went_on(evidence, printing, first, failures)
     if how is None:
         return diag
     if again:
-        last = max(
-            (
-                e
-                for f in evidence.facts
-                if isinstance(f, ExceptionFact) and (e := f.event) and (e.path, e.line) in again
-            ),
-            key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line),
-        )
+        last = max(again, key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
         # ... at least one step past where it was (the last skip may come in the run's last steps)
         t_last = evidence.time_of(last) or last.time
         for rp in printing:
@@ -197,23 +193,23 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     return healthy_by_fact(diag, rule_id=WENT_ON_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
-def _caught_again(evidence: JobEvidence, first: Event) -> set[tuple[str, int]]:
-    """Where the exception ``first`` was printed again: ``(path, line)`` of every other traceback with the same
-    exception type raised through the same frames (file and function, innermost last), none of them an uncaught one
-    (the caller has checked that no traceback in the job starts at a script's top frame)."""
+def _caught_again(evidence: JobEvidence, first: Event) -> list[Event]:
+    """The exception ``first`` printed again: every other traceback with the same exception type raised through the
+    same frames (file and function, innermost last), none of them an uncaught one (the caller has checked that no
+    traceback in the job starts at a script's top frame)."""
     own = next((f for f in evidence.facts if isinstance(f, ExceptionFact) and f.event is first), None)
     if own is None:
-        return set()
+        return []
 
     def path_of(e: Event) -> tuple[tuple[object, object], ...]:
         return tuple((fr.get("file"), fr.get("func")) for fr in e.params.get("frames") or ())
 
     where = path_of(first)
-    return {
-        (f.event.path, f.event.line)
+    return [
+        f.event
         for f in evidence.facts
         if isinstance(f, ExceptionFact) and f.event is not first and f.type == own.type and path_of(f.event) == where
-    }
+    ]
 
 
 def _logged_by(evidence: JobEvidence, tb: Event) -> int | None:
@@ -358,8 +354,8 @@ def dataset_finished_after_retry(evidence: JobEvidence, diag: Diagnosis) -> Diag
     """``diag`` turned into ``no_failure`` when its first failure (or first unexplained error) is a Ray task's that
     Ray retried (``WorkRetried`` by ``ray_task``: "Task _map_task failed. There are 10 retries remaining, so the task
     will be retried. Error: ..." with the task's traceback after it), and after the last retry report Ray Data said a
-    dataset's execution finished (``_DATASET_FINISHED``, among the job's last lines), with no rule match, unexplained
-    error or failure fact after that line other than the retry reports and the errors they carry. A Ray Data job
+    dataset's execution finished (``_DATASET_FINISHED``, among the job's last lines), and no rule match, unexplained
+    error or failure fact comes after that line (the retry reports and the errors they carry come before it). A Ray Data job
     prints no training steps, so ``retried_after_failure``'s progress lines are not there to show that it went on;
     the executor's own word that the execution succeeded is. Else ``diag`` unchanged."""
     first = diag.first_failure
