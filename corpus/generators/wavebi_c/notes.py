@@ -87,4 +87,40 @@ NOTES = {
         "repeated experiment-snapshot WARNINGs, the search finishes, exit 0. evidence: 'WARNING experiment_state.py:209 -- Experiment state snapshotting "
         "has been triggered multiple times in the last 5.0 seconds and may become a bottleneck.', 'Trial status: 6 "
         "TERMINATED', 'job exited with 0'"),
+    "tune-ddp-global-batch": (
+        "batch_size_mismatch: Ray Tune 2.60.0 + Ray Train (v2) TorchTrainer with 2 gloo workers (CPU) driven from "
+        "inside one Tune trial (TuneReportCallback), torch 2.13.0+cpu, small MLP on a synthetic churn table, local "
+        "2-CPU Ray cluster started by the job script; launched with 'ray start --head --port 6390 ... && nice -n 5 "
+        "python tune_mlp.py --workers 2 --num-samples 1 --global-batch-size 100'; the global batch size in the "
+        "command does not match the per-worker batch (64) x 2 workers, both train workers raise at start, the Train "
+        "controller fails the run, Tune marks the trial ERROR, exit 1. evidence: 'ValueError: global_batch_size "
+        "(100) must equal batch_size (64) x workers (2)', 'ray.train.WorkerGroupError: Training failed due to "
+        "worker errors:', 'Trial status: 1 ERROR', 'job exited with 1'"),
+    "tune-ddp-worker-stopped": (
+        "collective_timeout: Ray Tune 2.60.0 + Ray Train (v2) TorchTrainer with 2 gloo workers (CPU, "
+        "TorchConfig(timeout_s=20)) driven from inside one Tune trial (TuneReportCallback), torch 2.13.0+cpu, small "
+        "MLP on a synthetic churn table, local 2-CPU Ray cluster started by the job script; launched with 'ray start "
+        "--head --port 6390 ... && nice -n 5 python tune_mlp.py --workers 2 --num-samples 1 --max-epochs 40 "
+        "--dist-timeout 20'; after the first report the harness sends SIGSTOP to one train worker process "
+        "(ray::RayTrainWorker, pid 22284); the other worker blocks in the gradient all-reduce until gloo's 20 s "
+        "timeout, the Train run fails, the trial errors, exit 1. evidence: 'RuntimeError: "
+        "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 20000ms "
+        "for recv operation to complete', 'Torch process group shutdown timed out after 30 seconds', 'Trial status: "
+        "1 ERROR', 'job exited with 1'"),
+    "tune-ddp-healthy": (
+        "no_failure: Ray Tune 2.60.0 + Ray Train (v2) TorchTrainer with 2 gloo workers (CPU) driven from inside one "
+        "Tune trial (TuneReportCallback), torch 2.13.0+cpu, small MLP on a synthetic churn table, local 2-CPU Ray "
+        "cluster started by the job script; launched with 'ray start --head --port 6390 ... && nice -n 5 python "
+        "tune_mlp.py --workers 2 --num-samples 1 --max-epochs 8'; Ray Train's PlacementGroupCleaner keeps printing "
+        "that it failed to query the controller state and the core worker warns about an actor's constructor "
+        "arguments, all harmless; 8 epochs with checkpoints, the trial terminates, exit 0. evidence: "
+        "'Failed to query Ray Train Controller actor state. State API may be temporarily unavailable. Continuing to "
+        "monitor.', 'Setting up process group for: env:// [rank=0, world_size=2]', 'Trial status: 1 TERMINATED', "
+        "'job exited with 0'"),
+    "tune-healthy-restore": (
+        f"no_failure: {W} --num-samples 6 --max-epochs 20 --resume'; an earlier run of the same experiment (not in "
+        "this log) was interrupted with SIGINT after 20 s; this job restores it with Tuner.restore(resume_errored="
+        "True), the interrupted trials restart from their checkpoints and the search finishes, exit 0. evidence: "
+        "'INFO churn_tune: restoring experiment from /tmp/wavebi-c-job/run/results/churn-mlp', 'restored trial "
+        "state from checkpoint, continuing at epoch 12', 'Trial status: 6 TERMINATED', 'job exited with 0'"),
 }
