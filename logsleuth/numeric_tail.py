@@ -62,8 +62,10 @@ def _loss_spans(text: str) -> list[tuple[int, int]] | None:
 _LOSS_SPANS = ShapeMemo(_loss_spans)
 _BAD = frozenset({"nan_loss", "inf_loss", "nan_grad", "nan_output", "overflow_skip", "overflow_run"})
 # facts no later finite loss undoes: the scaler at its floor, or most steps so far skipped (a cumulative count; a
-# finite loss printed by a run that skips its updates says nothing about the update)
-_FLOOR = frozenset({"min_loss_scale", "skipped_majority"})  # and a NaN/Inf check that raised (``NumericTail.add``)
+# finite loss printed by a run that skips its updates says nothing about the update), or a loss too large for
+# ``math.exp`` (finite, and the OverflowError it raised ended its process); and a NaN/Inf check that raised
+# (``NumericTail.add``)
+_FLOOR = frozenset({"min_loss_scale", "skipped_majority", "loss_overflow"})
 WINDOW = 5
 MIN_LOSSES = 20
 EXPLODE_FACTOR = 100.0

@@ -408,25 +408,43 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # "N of N steps (100%) done" (``snakemake/logging.py``; "Exiting because a job execution failed" otherwise) and
 # ZenML's "Pipeline run has finished in `...`." (``zenml/orchestrators/local/local_orchestrator.py``; a failed step
 # raises before it) and Kubeflow Pipelines' local runner "Pipeline '<name>' finished with status SUCCESS"
-# (``kfp/local/pipeline_orchestrator.py``; "... finished with status FAILURE. Inner task failed: ..." otherwise)
+# (``kfp/local/pipeline_orchestrator.py``; "... finished with status FAILURE. Inner task failed: ..." otherwise) and
+# Ray Tune's "Trial status: N TERMINATED" (``ray/tune/experimental/output.py``; "| 1 ERROR" when a trial failed for
+# good after its ``FailureConfig(max_failures)`` retries)
 WHOLE_RUN_FINISH = frozenset(
-    {"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml", "kubeflow"}
+    {"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml", "kubeflow", "ray_tune"}
 )
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when, after its first failure (or first unexplained error), the job's
-    orchestrator reported that the whole run succeeded (``RunFinished`` by one of ``WHOLE_RUN_FINISH``) and nothing
-    failed after that report: the failure was caught, retried or survived by the run (a node that retried its launch
-    after a port clash, a task's error logged and handled). Else ``diag`` unchanged."""
+    orchestrator reported that the whole run succeeded (``RunFinished`` by one of ``WHOLE_RUN_FINISH``), or the
+    training loop of the rank that failed said it finished (a ``RunFinished`` of the failure's rank), or a training loop
+    said it finished and the job then exited with status 0 (``_exited_zero_after``), and nothing failed after that
+    report: the failure was caught, retried or survived by the run (a node that retried its launch after a port clash,
+    a task's error logged and handled, a checkpoint save retried after freeing space). A rank whose error was fatal
+    prints nothing more of its own, least of all its training loop's last words. The last two do not hold for
+    ``training_divergence``: a loop whose loss went NaN runs on to its end. Else ``diag`` unchanged."""
     first = diag.first_failure
     if diag.verdict not in ("failure", "unknown") or first is None:
         return diag
     t_first = evidence.time_of(first) or first.time
+    # a diverged run's loop runs to its end and exits 0: its numbers failed, not its processes
+    ended_it = diag.root_cause not in ("training_divergence", "no_failure")
     reports = [
         (_point(evidence, f.event), f)
         for f in evidence.facts
-        if isinstance(f, RunFinished) and f.by in WHOLE_RUN_FINISH
+        if isinstance(f, RunFinished)
+        and (
+            f.by in WHOLE_RUN_FINISH
+            or ended_it
+            and (
+                first.rank is not None
+                and f.event.rank == first.rank
+                and f.by != "dask_client"
+                or _exited_zero_after(evidence, f)
+            )
+        )
     ]
     done = [(p, f) for p, f in reports if _after(p, first.path, first.end_line, t_first)]
     if not done:
@@ -436,14 +454,36 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         return diag
     message = (
         f"The run went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): "
-        f'{by.by.capitalize()} reported the whole run succeeded ("{by.words}", {last[0]}:{last[1]}) and nothing failed '
-        "after that. The failure was handled or retried; it cost time, not the run."
+        + (
+            f'{by.by.capitalize()} reported the whole run succeeded ("{by.words}", {last[0]}:{last[1]})'
+            if by.by in WHOLE_RUN_FINISH
+            else f'the training loop said it finished ("{by.words}", {last[0]}:{last[1]})'
+            + (f" on rank {by.event.rank}, the rank that failed," if by.event.rank == first.rank is not None else "")
+        )
+        + " and nothing failed after that. The failure was handled or retried; it cost time, not the run."
     )
     fix = Fix(
         summary="Nothing to fix for the run itself; the failure the run got past is listed as a symptom. If it "
         "repeats, it is worth a look: a retried step repeats its work."
     )
     return healthy_by_fact(diag, rule_id=FINISHED_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _exited_zero_after(evidence: JobEvidence, done: RunFinished) -> bool:
+    """The job exited with status 0 after the training loop's own finish line ``done``: a ``ProcessExit`` with code 0
+    and no signal printed after it (a launcher's or a shell's report of the job's status), and no process of the job
+    ended by a signal or a non-zero code. A launcher exits non-zero when any worker did (torchrun's
+    ``ChildFailedError``, mpirun's "exited on signal"), so a status of 0 after the finish line says no worker's failure
+    ended the job; a finish line alone does not (a script may print it on its way out of a failed run)."""
+    at = _point(evidence, done.event)
+    clean = False
+    for f in evidence.facts:
+        if not isinstance(f, ProcessExit):
+            continue
+        if f.code or f.signal:
+            return False
+        clean = clean or _failed_after(evidence, f.event, at)
+    return clean
 
 
 def _finished_after(evidence: JobEvidence, last: Event, t_last: datetime | None) -> Point | None:

@@ -720,6 +720,12 @@ _FINISHED = lazy(
     # 525.85s (0:08:45) ====="; a failure or an error is named first or in the list, "1 failed, 4 passed", "4 passed,
     # 1 error"): a test session that ran a distributed job to its end (vllm-project/vllm#6234)
     r"|(?P<pytest>^=+ \d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed|xpassed))* in [\d.]+s\b[^=]*=+$)"
+    # Ray Tune's status line when every trial of the experiment has ended without an error (``ray/tune/experimental/
+    # output.py`` ``_get_overall_trial_progress_str``: "Trial status: 4 TERMINATED", one count per state joined by
+    # " | ", so a trial still PENDING or RUNNING, or one in ERROR after its retries, adds its own count), and the older
+    # reporter's "Number of trials: 4/4 (4 TERMINATED)" (``ray/tune/progress_reporter.py``). A trial stopped early by a
+    # scheduler (ASHA) is TERMINATED too: it ended as the search meant it to.
+    r"|(?P<ray_tune>^Trial status: \d+ TERMINATED\s*$|\bNumber of trials: (?P<tune_n>\d+)/(?P=tune_n) \((?P=tune_n) TERMINATED\))"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -819,6 +825,7 @@ _FINISHED_WORDS = (
     "Pipeline run has finished in",
     "finished with status SUCCESS",
     " passed in ",
+    " TERMINATED",
     " passed, ",
 )
 
@@ -895,6 +902,12 @@ _NAN_OUTPUT = lazy(
 # apex/DeepSpeed "OVERFLOW! ... reducing to N", Megatron/apex "Gradient overflow. Skipping step, loss scaler 0 reducing
 # loss scale to N", fairseq's ``DynamicLossScaler`` (``fairseq/optim/fp16_optimizer.py``: "| WARNING: overflow
 # detected, setting loss scale to: N")
+# ``math.exp`` of a loss past ~709.78 (the log of the largest double): CPython's ``math_1`` (``Modules/mathmodule.c``)
+# raises "OverflowError: math range error" when the result overflows. Language-model scripts report perplexity as
+# ``math.exp(loss)`` (Hugging Face's ``run_clm.py`` catches exactly this OverflowError and prints inf instead), so an
+# uncaught one under an ``exp(`` source line says the loss it was given had blown up: a cross-entropy starts near the
+# log of the vocabulary size (~10). Read from the traceback's last source line, the one that raised.
+_EXP_OVERFLOW = lazy(r"\bexp\([^\n]*\n(?:[^\n]*[\^~]{2,}[^\n]*\n)?[^\n]*\bOverflowError: math range error")
 _OVERFLOW = lazy(
     r"(?i:overflow)[^\n]{0,80}?(?:reducing (?:loss scale )?to|loss scale(?:r)?[^\n]{0,20}?reducing[^\n]{0,20}?to|"
     r"setting loss scale to:?) (?P<scale>[\d.e+-]+)"
@@ -2030,6 +2043,8 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
             out.append(NumericHealth(event=ev, what="nan_grad"))
         elif _NAN_OUTPUT.search(text):
             out.append(NumericHealth(event=ev, what="nan_output"))
+    if "math range error" in text and _EXP_OVERFLOW.search(text):
+        out.append(NumericHealth(event=ev, what="loss_overflow"))
     if "overflow" in low and (m := _OVERFLOW.search(text)):
         try:
             scale = float(m["scale"].rstrip("."))

@@ -275,7 +275,8 @@ class NumericHealth(Fact):
         what: ``nan_loss`` | ``inf_loss`` | ``nan_grad`` | ``nan_output`` (the model's predictions checked
             non-finite) | ``overflow_skip`` | ``min_loss_scale`` (a scaler's "minimum loss scale" message, or a printed loss-scale metric below 1e-3) | ``overflow_run`` (the latest of
             consecutive overflow skips that drove the scale low: ``reason.OverflowRun``) | ``skipped_majority``
-            (DeepSpeed's ``step=N, skipped=M`` with N >= 100 and M >= N/2).
+            (DeepSpeed's ``step=N, skipped=M`` with N >= 100 and M >= N/2) | ``loss_overflow`` (``math.exp`` of the loss
+            raised "OverflowError: math range error": the loss passed ~709.78).
         scale: the loss scale after an overflow (``reducing to N``) or the printed metric, or None.
     """
 
@@ -438,7 +439,7 @@ class RunFinished(Fact):
         by: the library that printed it (``megatron``, ``transformers``, ``lightning``, ``fairseq``, ``torchelastic``,
             ``script``; ``dask_client``: Dask's scheduler saying the job's client closed its connection; ``submitit``;
             ``metaflow``: Metaflow's runtime's "Done!" once every step succeeded; ``kedro``: Kedro's runner once every
-            node of the pipeline ran).
+            node of the pipeline ran; ``ray_tune``: Ray Tune's status once every trial ended without an error).
         words: the line's words that say so.
     """
 

@@ -381,6 +381,17 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # [..] but another member provided shape [..]"): the workers issued different collectives (wave AL's run with
     # ``model.save()`` on the chief alone)
     (r"\bCollective instance \d+ expected (?:type|shape|group_size)\b", "collective_mismatch"),
+    # a library's own check for an optional package it needs, raised as whatever type it chose, with the install
+    # command to run: Ray Tune's search algorithms (``ray/tune/search/optuna/optuna_search.py``: ``assert ot is not None,
+    # "Optuna must be installed! Run `pip install optuna`."``, the same words for HyperOpt, BayesOpt, Nevergrad...;
+    # wave BI's run), and transformers' ``requires_backends`` (``transformers/utils/import_utils.py``: "<X> requires the
+    # protobuf library but it was not found in your environment. ..."): the package is missing where the job runs
+    (
+        r"(?i)\b(?:must be installed|is not installed|not installed\b|please install|you need to install|to be installed)"
+        r"[^\n]{0,120}?\b(?:pip|conda) install\b",
+        "environment",
+    ),
+    (r"\brequires the [\w.-]+ library but it was not found in your environment\b", "environment"),
     # the same check once the instance's parameters are shared (same file, the later path of ``CompleteInstanceLocal``):
     # "Shape mismatch in the collective instance 103. Op at device /job:worker/replica:0/task:0/device:CPU:0 expected
     # shape [17,64] but another member in the group expected shape [16,64]" (wave BB's run: two workers building
@@ -545,6 +556,24 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
         "batch_config",
     ),
     (r"(?i)^Check batch related parameters", "batch_config"),
+    # torch.distributed.pipelining's runtime check of what a stage receives against the shapes it was built for
+    # (``torch/distributed/pipelining/stage.py`` ``_validate_stage_tensors`` -> ``_utils.validate_tensors_metadata``,
+    # expected first: "Stage 1 input[0]: shape mismatch: torch.Size([4, 64, 64]) vs torch.Size([5, 64, 64])"; torch
+    # before 2.6, ``validate_tensor_metadata``: "... has a shape mismatch: expected torch.Size([4, 64]) actual
+    # torch.Size([5, 64])"). When only the first dimension differs, it is the microbatch: the batch was split into
+    # ``n_microbatches`` chunks (``torch.tensor_split``) of another size than the stages were built for - a batch size
+    # that does not divide by the microbatch count, or not the one the stages were traced with (wave BI's run)
+    (
+        r"\bStage \d+ [^\n]*?shape mismatch: (?:expected )?torch\.Size\(\[(\d+)((?:, \d+)*)\]\) (?:vs|actual) "
+        r"torch\.Size\(\[(?!\1\b)\d+\2\]\)",
+        "batch_config",
+    ),
+    # the same pipelining check with another dimension than the microbatch differing in what a
+    # later stage received from the one before it: the stages disagree on the activation's shape (built from different
+    # configs, a sequence cut to one length on one side and expected at another on the other), so the ranks' send/recv
+    # pair carried a tensor of another shape than the receiver posted (wave BI's run). Stage 0's inputs are the user's
+    # batch, not a peer's tensor.
+    (r"\bStage [1-9]\d* [^\n]*?shape mismatch: (?:expected )?torch\.Size\(", "collective_mismatch"),
     # MXNet Gluon's ``split_and_load`` (``mxnet/gluon/utils.py`` ``split_data``): "data with shape (256, 3, 32, 32) cannot
     # be evenly split into 6 slices along axis 0. Use a batch size that's multiple of 6 ..." (d2l-ai/d2l-zh#354)
     (r"cannot be evenly split into \d+ slices along axis \d+", "batch_config"),
