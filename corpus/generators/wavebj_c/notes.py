@@ -101,4 +101,13 @@ NOTES = {
         "train loop's guard callback raises on rank 0 and the run stops, exit 1. evidence: '(RayTrainWorker "
         "pid=31276) FloatingPointError: grad_norm is nan at step 5; stopping (lr 30000.0)', '(TrainController "
         "pid=31163) [FailurePolicy] RAISE', 'job exited with 1'"),
+    "ray-healthy-retry": (
+        f"no_failure: {W} --max-steps 300 --save-steps 20 --max-failures 2'; the harness SIGKILLed the world-rank-1 "
+        "worker after the first checkpoint report; FailurePolicy RETRY restarts the worker group from the latest "
+        "checkpoint; in the second attempt rank 1's RayTrainReportCallback copy of the shared output_dir "
+        "checkpoint races with rank 0's save (shutil.Error, a vanished .tmp file), a second RETRY (2 of 2 "
+        "allowed); the third attempt resumes from the checkpoint and finishes 300 steps, exit 0. evidence: "
+        "'(TrainController pid=2113)   Error count: 1 (max allowed: 2)', '(TrainController pid=2113)   Error "
+        "count: 2 (max allowed: 2)', '(RayTrainWorker pid=2692) rank 0: training finished at step 300', "
+        "'job exited with 0'"),
 }
