@@ -113,6 +113,9 @@ SCENARIOS = [
              tr_launch(0, tr="--nnodes 2 --rdzv-backend c10d --rdzv-endpoint localhost:29676 --rdzv-id embed-ft "
                              "--rdzv-conf join_timeout=30"),
              r"job exited with [1-9]", hang_ok=True, timeout=90),
+    Scenario("st-bad-row", "worker_exception", tr_launch(29678), r"Error[\s\S]*job exited with [1-9]",
+             prep=DATA + " --extra-row '{\"anchor\": \"the badge reader is out of space since monday\", "
+             "\"positive\": null}'", hang_ok=True),
     Scenario("st-report-tensorboard", "library_version_mismatch", tr_launch(29677, "--report-to tensorboard"),
              r"tensorboard|TensorBoard"),
 ]

@@ -87,4 +87,9 @@ NOTES = {
                               "--rdzv-endpoint localhost:29676 --rdzv-id embed-ft --rdzv-conf join_timeout=30`, only "
                               "this node started; the rendezvous times out after 30 s before any worker starts. "
                               "evidence: 'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError'",
+    "st-bad-row": f"worker_exception: {RUN}; a hand-added row at the end of data/train.jsonl has "
+                  "`\"positive\": null`; the trainer's model-card callback samples widget examples from the "
+                  "dataset at trainer construction and raises on both ranks before training starts. evidence: "
+                  "'[rank1]:     lengths[idx] = sum(len(value) for value in values)', "
+                  "\"[rank0]: TypeError: object of type 'NoneType' has no len()\"",
 }
