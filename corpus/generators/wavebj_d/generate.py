@@ -107,6 +107,8 @@ SCENARIOS = [
              hang_ok=True),
     Scenario("st-rank-stopped", "silent_hang", tr_launch(29673, LONG), C200,
              trigger=((C200, "rank1:STOP"), (45.0, "runner:TERM")), timeout=150, hang_ok=True),
+    Scenario("st-rank-stopped-timeout", "collective_timeout", tr_launch(29674, LONG + " --ddp-timeout 20"),
+             r"[Tt]imed out|[Tt]imeout", trigger=((C200, "rank1:STOP"),), hang_ok=True, timeout=110),
     Scenario("st-port-held", "port_in_use", tr_launch(29675), r"EADDRINUSE|[Aa]ddress already in use",
              stale="{py} -m http.server 29675", stale_ready="Serving HTTP", hang_ok=True, timeout=60),
     Scenario("st-second-node-missing", "rendezvous_timeout",

@@ -92,4 +92,10 @@ NOTES = {
                   "dataset at trainer construction and raises on both ranks before training starts. evidence: "
                   "'[rank1]:     lengths[idx] = sum(len(value) for value in values)', "
                   "\"[rank0]: TypeError: object of type 'NoneType' has no len()\"",
+    "st-rank-stopped-timeout": f"collective_timeout: {RUN}, long run with `--ddp-timeout 20` (train.py sets up the "
+                               "gloo group itself with that timeout, since the trainer does not pass ddp_timeout "
+                               "with use_cpu); SIGSTOP to rank 1 right after checkpoint-200; rank 0's DDP gradient "
+                               "all-reduce in backward hits gloo's 20 s timeout and raises, torchrun then SIGKILLs the "
+                               "stopped rank 1. evidence: '[rank0]: RuntimeError: Application timeout caused pair "
+                               "closure', '  exitcode  : -9 (pid: 30616)  (SIGKILL)'",
 }

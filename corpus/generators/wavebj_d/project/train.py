@@ -1,5 +1,6 @@
 """Fine-tune a small sentence encoder (BERT-style, from model_init/) with sentence-transformers' trainer, DDP."""
 import argparse
+import datetime
 import json
 import logging
 import math
@@ -31,7 +32,7 @@ def parse():
     ap.add_argument("--eval-steps", type=int)
     ap.add_argument("--save-steps", type=int)
     ap.add_argument("--output-dir")
-    ap.add_argument("--ddp-timeout", type=int, default=1800)
+    ap.add_argument("--ddp-timeout", type=int)
     ap.add_argument("--resume", choices=["none", "auto"], default="none")
     ap.add_argument("--report-to", default="none")
     ap.add_argument("--metrics-file")
@@ -74,6 +75,8 @@ def main():
     logging.basicConfig(level=logging.INFO if rank == 0 else logging.WARNING,
                         format=f"%(asctime)s [rank{rank}] %(levelname)s %(name)s: %(message)s")
     torch.set_num_threads(1)
+    if a.ddp_timeout and world > 1:  # the trainer does not pass ddp_timeout on use_cpu, so set up the group here
+        torch.distributed.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.ddp_timeout))
     per_dev, accum = cfg["per_device_train_batch_size"], cfg["gradient_accumulation_steps"]
     if cfg["global_batch_size"] != per_dev * accum * world:
         raise ValueError(f"global_batch_size ({cfg['global_batch_size']}) must equal per_device_train_batch_size "
@@ -104,7 +107,7 @@ def main():
         warmup_ratio=cfg["warmup_ratio"], logging_steps=cfg["logging_steps"], eval_strategy="steps",
         eval_steps=cfg["eval_steps"], save_strategy="steps", save_steps=cfg["save_steps"],
         save_total_limit=cfg["save_total_limit"], seed=cfg["seed"], report_to=a.report_to, disable_tqdm=True,
-        log_level="info", log_level_replica="warning", ddp_backend="gloo", ddp_timeout=a.ddp_timeout,
+        log_level="info", log_level_replica="warning", ddp_backend="gloo", ddp_timeout=a.ddp_timeout or 1800,
         dataloader_num_workers=0, use_cpu=True,
         batch_sampler=BatchSamplers.NO_DUPLICATES if a.no_duplicates else BatchSamplers.BATCH_SAMPLER)
     trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=train, eval_dataset=None, loss=loss,
