@@ -360,6 +360,7 @@ def decide(
     progress: dict[int, RankProgress],
     end: datetime | None,
     unheeded: Event | None = None,
+    unranked: Sequence[RankProgress] = (),
 ) -> Diagnosis:
     """Return ``diag`` with the culprit named (``culprit`` field, ``first_failure``) and ``silent_hang`` decided.
 
@@ -370,9 +371,11 @@ def decide(
         end: the time of the job's last timed line (same year form).
         unheeded: the launcher's line saying a worker did not exit on SIGTERM within its grace period and was
             SIGKILLed (``unheeded_sigterm``), or None.
+        unranked: the progress streams whose lines name no rank (``ProgressTracker.unranked``); when no rank prints
+            progress of its own, they measure the stall (a single-process trainer, a driver's loop).
     """
     sf = silent_first(progress)
-    stall = stall_facts(progress, end)
+    stall = stall_facts(progress or {i: rp for i, rp in enumerate(unranked)}, end)
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
     ranks_info = dict(diag.ranks)

@@ -673,6 +673,7 @@ def decide(
         progress=dict(evidence.progress),
         end=job_end(evidence),
         unheeded=unheeded_sigterm(evidence.facts),
+        unranked=evidence.unranked_progress,
     )
     diag = ranks_in_different_collectives(evidence, diag)  # timeouts in different collectives: a mismatch
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown

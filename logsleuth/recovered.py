@@ -265,7 +265,9 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` turned into ``no_failure`` when the failed work was retried and the job went on: the retry report (a
     ``WorkRetried`` fact: Ray's task retry, Ray Train's worker-group restart, c10d's store client retry) at or after
     ``diag.first_failure``, then at least ``MIN_STEPS_AFTER`` progress lines (any process's, the driver's included)
-    whose counter went forward, and no rule match, unexplained error or failure fact after the last retry report. A
+    whose counter went forward (or, where the job prints no progress line after it, the training loop's own word
+    that it finished, a ``RunFinished``), and no rule match, unexplained error or failure fact after the last retry
+    report (after that finish line, where it stands for the progress). A
     worker that died and whose task ran again elsewhere cost time, not the job (a retried task that fails for good, or
     runs out of retries, fails again after the report). With no retry report, the raylet's report of a dead worker
     stands for one when the job's own word that it finished follows the progress (``_ray_worker_replaced``). Else
@@ -312,6 +314,26 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     finished = top is not None and any(
         isinstance(f, RunFinished) and _after(_point(evidence, f.event), *top[:3]) for f in evidence.facts
     )
+    # with a retry report and no progress line the job's lines count (a Trainer's log dicts, a Ray worker's own
+    # lines): its own word that training finished after the last retry stands for the steps
+    done_after = [
+        _point(evidence, f.event)
+        for f in evidence.facts
+        if isinstance(f, RunFinished)
+        and f.by != "dask_client"  # the client closes its connection whether its work failed or not
+        and _after(_point(evidence, f.event), last.path, last.line, t_last)
+    ]
+    if not steps and not silent and done_after:
+        start = min(done_after, key=lambda p: (p[2] or datetime.min, p[1]))
+        failures = [e for e in _failures(evidence) if (e.path, e.line) not in retries]
+        if any(_failed_after(evidence, e, start) for e in failures):
+            return diag
+        message = (
+            f"The job went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): {who} "
+            f"({last.path}:{last.line}), then its training loop said it finished ({start[0]}:{start[1]}), and nothing "
+            "failed after that. The failure cost time, not the job."
+        )
+        return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=_RETRY_FIX)
     needed = MIN_STEPS_BEFORE_FINISH if finished and len(steps) >= MIN_STEPS_BEFORE_FINISH else MIN_STEPS_AFTER
     if len(steps) < needed or max(steps) <= steps[0]:
         return diag
@@ -333,12 +355,14 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         f"({last.path}:{last.line}), {len(steps)} progress lines followed, up to {_fmt(max(steps))}, "
         "and nothing failed after that. The failure cost time, not the job."
     )
-    fix = Fix(
-        summary="Nothing to fix for the run itself; the failure that was retried is listed as a symptom. If it "
-        "repeats, it is worth a look: each retry repeats lost work (a task, an actor, a worker group) or waits out a "
-        "store connection timeout."
-    )
-    return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+    return healthy_by_fact(diag, rule_id=RETRY_RULE_ID, message=message, confidence=CONFIDENCE, fix=_RETRY_FIX)
+
+
+_RETRY_FIX = Fix(
+    summary="Nothing to fix for the run itself; the failure that was retried is listed as a symptom. If it "
+    "repeats, it is worth a look: each retry repeats lost work (a task, an actor, a worker group) or waits out a "
+    "store connection timeout."
+)
 
 
 DATASET_RULE_ID = "dataset-finished-after-retry"
@@ -431,6 +455,7 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     t_first = evidence.time_of(first) or first.time
     # a diverged run's loop runs to its end and exits 0: its numbers failed, not its processes
     ended_it = diag.root_cause not in ("training_divergence", "no_failure")
+    rank = first.rank if first.rank is not None else _logged_by(evidence, first)
     reports = [
         (_point(evidence, f.event), f)
         for f in evidence.facts
@@ -438,12 +463,7 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         and (
             f.by in WHOLE_RUN_FINISH
             or ended_it
-            and (
-                first.rank is not None
-                and f.event.rank == first.rank
-                and f.by != "dask_client"
-                or _exited_zero_after(evidence, f)
-            )
+            and (rank is not None and f.event.rank == rank and f.by != "dask_client" or _exited_zero_after(evidence, f))
         )
     ]
     done = [(p, f) for p, f in reports if _after(p, first.path, first.end_line, t_first)]
@@ -458,7 +478,7 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
             f'{by.by.capitalize()} reported the whole run succeeded ("{by.words}", {last[0]}:{last[1]})'
             if by.by in WHOLE_RUN_FINISH
             else f'the training loop said it finished ("{by.words}", {last[0]}:{last[1]})'
-            + (f" on rank {by.event.rank}, the rank that failed," if by.event.rank == first.rank is not None else "")
+            + (f" on rank {by.event.rank}, the rank that failed," if by.event.rank == rank is not None else "")
         )
         + " and nothing failed after that. The failure was handled or retried; it cost time, not the run."
     )

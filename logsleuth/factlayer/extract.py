@@ -531,6 +531,15 @@ _RANK_GOT_SIGNAL = lazy(
     # ``wait_for_signals``: "Received signal SIGTERM (15)"), under its own logger's name
     r"|\bdistributed\._signals - \w+ - Received signal (?P<dask>SIGTERM) \(15\)"
 )
+# The same handler in a single-process job, whose lines name no rank (a PPO trainer's "WARNING ppo: received SIGTERM at
+# iteration 20; stopping", wave BJ's TorchRL run): read only with what the handler does next (at a step, stopping,
+# saving, exiting), which Ray's raylet and GCS ("main.cc:1174: received SIGTERM. Existing local drain request",
+# "GCS server received SIGTERM, shutting down") and DeepSpeed's launcher ("Main process received SIGTERM, exiting",
+# a launcher fact of its own) do not print after those words
+_SCRIPT_GOT_SIGNAL = lazy(
+    r"(?<!process |[Rr]aylet |server )\b[Rr]eceived (?P<name>SIGTERM|SIGHUP)\b[,:;]? (?:at (?:iteration|iter|step|epoch)\b"
+    r"|(?:will |going to )?(?:stopping|stop|checkpoint|checkpointing|saving|save|exiting|exit|writing)\b)"
+)
 # TensorFlow's and JAX's preemption notifier (``xla/tsl/distributed_runtime/preemption/preemption_notifier.cc``,
 # ``SigtermNotifier``: "SIGTERM caught at 2026-11-29T17:31:14.330674106+00:00", absl's RFC 3339 time), installed by
 # ``tf.distribute``'s PreemptionCheckpointHandler and ``jax.distributed``'s preemption sync manager: the process got
@@ -1966,6 +1975,8 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
     ):
         if m := _RANK_GOT_SIGNAL.search(text):
             got = m["name"] or m["after"] or m["dask"] or ("SIGTERM" if m["num"] == "15" else "SIGHUP")
+    if got is None and "eceived SIG" in text and (m := _SCRIPT_GOT_SIGNAL.search(text)):
+        got = m["name"]
     if (
         got == "SIGTERM"
         or ("caught " in text or "termination signal" in text or "(scheduler)." in text)

@@ -392,6 +392,10 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
         "environment",
     ),
     (r"\brequires the [\w.-]+ library but it was not found in your environment\b", "environment"),
+    # the same check worded as a requirement (transformers' ``integrations/integration_utils.py``
+    # ``TensorBoardCallback``: "TensorBoardCallback requires tensorboard to be installed. Either update your PyTorch
+    # version or install tensorboardX."; wave BJ's runs)
+    (r"\brequires? (?:the )?`?[\w.-]+`? (?:package |library |module )?to be installed\b", "environment"),
     # the same check once the instance's parameters are shared (same file, the later path of ``CompleteInstanceLocal``):
     # "Shape mismatch in the collective instance 103. Op at device /job:worker/replica:0/task:0/device:CPU:0 expected
     # shape [17,64] but another member in the group expected shape [16,64]" (wave BB's run: two workers building
