@@ -502,7 +502,7 @@ def _exited_zero_after(evidence: JobEvidence, done: RunFinished) -> bool:
             continue
         if f.code or f.signal:
             return False
-        clean = clean or _failed_after(evidence, f.event, at)
+        clean = clean or f.code == 0 and _failed_after(evidence, f.event, at)
     return clean
 
 
