@@ -107,17 +107,37 @@ def _rule_matcher():  # noqa: ANN202
     return matches
 
 
+def _fact_records(lines: list[str]) -> set[int]:
+    """0-based indexes of ``lines`` inside a multi-line record that states a fact as a whole (a handled traceback:
+    its header and frames alone state nothing, its ``Type: message`` line does)."""
+    from logsleuth.factlayer import facts_of
+    from logsleuth.parse import parse_text
+
+    if not any("Traceback (most recent call last)" in ln for ln in lines):
+        return set()
+    out: set[int] = set()
+    for ev in parse_text("\n".join(lines)):
+        if ev.end_line > ev.line and facts_of(ev):
+            out.update(range(ev.line - 1, ev.end_line))
+    return out
+
+
 def healthy_lines() -> list[str]:
-    """Every line of the corpus logs' healthy parts (see the module docstring) that no rule matches."""
+    """Every line of the corpus logs' healthy parts (see the module docstring) that no rule matches, outside
+    tracebacks that state a fact as a whole. A traceback's lines drawn one by one would leave its header and frames
+    in the noise without the exception line that ends it, a shape no real log has (and every such header opens a
+    record the reader keeps reading for hundreds of lines)."""
     matches = _rule_matcher()
     out: list[str] = []
     for row in manifest():
         for f in _files(row["file"]):
+            part: list[str] = []
             for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
                 if row["label"] != "no_failure" and _TROUBLE.search(line):
                     break
-                if line.strip() and not matches(line):
-                    out.append(line)
+                part.append(line)
+            skip = _fact_records(part)
+            out += [ln for i, ln in enumerate(part) if i not in skip and ln.strip() and not matches(ln)]
     return out
 
 

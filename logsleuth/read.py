@@ -407,6 +407,9 @@ class LineGate:
         capped_patterns, capped_wanted: RE2-syntax regexes that keep a line only while ``capped_wanted(seen)`` is
             true (lines that only fill a capped list: once it is full, they need no parsing).
         fold_patterns, fold: RE2-syntax regexes whose lines are kept when ``fold(raw line, seen)`` says so.
+        block_extent: ``(block bytes, line start, line end, literal) -> lines | None``: how many lines after a line
+            holding a block literal its record certainly spans (a traceback up to its exception line), or None when
+            the block does not tell (then ``block_after``).
     """
 
     def __init__(
@@ -428,6 +431,7 @@ class LineGate:
         capped_wanted: Callable[[Any], bool] | None = None,
         fold_patterns: Iterable[str] = (),
         fold: Callable[[bytes, Any], bool] | None = None,
+        block_extent: Callable[[bytes, int, int, bytes], int | None] | None = None,
     ) -> None:
         self.patterns = tuple(patterns)
         self.block_literals = tuple(block_literals)
@@ -443,6 +447,7 @@ class LineGate:
         self._capped: Any = None
         self.fold_patterns = tuple(fold_patterns) if fold is not None else ()
         self.fold = fold
+        self.block_extent = block_extent
         self._fold: Any = None
         self._compiled: tuple[Any, tuple[bytes, ...], Any] | None = None
 
@@ -619,7 +624,8 @@ def _marks(buf: bytes, gate: LineGate, compiled: tuple[Any, Any, Any], seen: Any
         keep = after
         for lit in block_literals:
             if buf.find(lit, line_start, line_end) >= 0:
-                keep = gate.block_after
+                extent = gate.block_extent(buf, line_start, line_end, lit) if gate.block_extent is not None else None
+                keep = gate.block_after if extent is None else min(extent, gate.block_after)
                 break
         else:
             if endings and buf[line_start:line_end].rstrip().endswith(endings):

@@ -137,3 +137,29 @@ def test_a_once_pattern_is_reported_at_its_first_match_per_scan() -> None:
             match_event_handler=lambda pid, _s, _e, _f, _c: seen.append(pid))
     assert seen.count(0) == 1 and seen.count(1) == 2
     assert seen.count(2) == 2 and 2 not in always  # taken only in prefilter mode (a superset): every match reported
+
+
+def test_a_traceback_keeps_the_lines_up_to_its_exception_line_only(tmp_path, rules) -> None:
+    # a real healthy Ray Train run (wave BJ, a worker killed and the group retried): its worker's traceback runs from
+    # the header on line 71 to the RuntimeError on line 93 of the same "(RayTrainWorker pid=2208) " stream; the
+    # controller's deduplicated copy ("[repeated 3x across cluster]") from line 180 to 200
+    from logsleuth.rules.linegate import traceback_extent
+
+    real = (CORPUS / "logs/run-wavebj-c-ray-healthy-retry/job.log").read_bytes()
+    starts = [0] + [i + 1 for i, b in enumerate(real) if b == 0x0A]
+    line = lambda n: (starts[n - 1], starts[n] - 1)  # noqa: E731 - 1-based line n's span
+    lit = b"Traceback (most recent call last)"
+    assert traceback_extent(real, *line(71), lit) == 93 - 71
+    assert traceback_extent(real, *line(180), lit) == 200 - 180
+    assert traceback_extent(real, *line(71), b"Failures:") is None  # other records keep the fixed window
+    assert traceback_extent(real[: starts[85]], *line(71), lit) is None  # the block ends before the exception line
+    # the run's lines with its progress lines repeated after them: the gate reads on past each traceback's end only
+    # for the lines it keeps anyway, and the analysis is the same gated or not
+    lines = real.decode().splitlines(keepends=True)
+    progress = [ln for ln in lines if "{'loss'" in ln]
+    p = tmp_path / "job.log"
+    p.write_text("".join(lines[:100] + progress * 200 + lines[100:]))
+    fast = analyze([str(p)], rules=rules, model=False, gate=True)
+    full = analyze([str(p)], rules=rules, model=False, gate=False)
+    assert fast.verdict == full.verdict and fast.root_cause == full.root_cause == "no_failure"
+    assert fast.stats["skipped_lines"] > 0.9 * len(progress) * 200

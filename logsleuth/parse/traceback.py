@@ -45,6 +45,7 @@ _EXC = regex.compile(
     r"|(?:[a-z_]\w*\.)+(?:Error|Exception))"
     r"(?:\((?P<inner>[\w.]+)\))?)(?::\s?(?P<msg>.*))?$"
 )
+EXCEPTION_LINE = _EXC  # the reader's gate ends a traceback's window at this line (``rules.linegate``)
 # An uncaught exception's last line on its own: CPython prints ``Type: message`` unindented at the end of every
 # traceback (``traceback.format_exception_only``), and users often paste only that line (facebookresearch/fairseq#3417:
 # "ValueError: Incorrect dictionary format, expected '<token> <cnt> [flags]'", raised by ``Dictionary.add_from_file`` in

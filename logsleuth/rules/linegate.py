@@ -31,7 +31,8 @@ from ..facts import PATTERNS as VERSION_PATTERNS
 from ..facts import WORLD_SIZE, find_world_size
 from ..memory_trend import GATE as MEMORY_GATE
 from ..parse import gate as parse_gate
-from ..parse.traceback import MAX_MESSAGE_LINES
+from ..parse.traceback import EXCEPTION_LINE, MAX_MESSAGE_LINES
+from ..parse.traceback import HEADER as TRACEBACK_HEADER
 from ..read import PLAIN_LINE, LineGate, clean_line
 from . import native
 from .prefilter import required_literals_many
@@ -212,7 +213,44 @@ def build(rules: RuleSet) -> LineGate | None:
         capped_wanted=_notable_wanted,
         fold_patterns=parse_gate.FOLDED_WORDS,
         fold=_fold_keeps,
+        block_extent=traceback_extent,
     )
+
+
+_TB_LITERAL = TRACEBACK_HEADER.rstrip(":").encode()
+
+
+def traceback_extent(buf: bytes, start: int, end: int, literal: bytes) -> int | None:
+    """How many lines after a traceback's header (the line ``buf[start:end]``) the traceback certainly spans: up to
+    the first later line of the same stream (the same bytes before the header) that is an exception's own line
+    (``parse.traceback._EXC`` flush left after that prefix: CPython's ``Type: message`` that ends every traceback),
+    plus ``MAX_MESSAGE_LINES`` when that line ends with ":" (the message follows). None for other block literals,
+    or when no such line follows within ``GATE_BLOCK_LINES`` in ``buf`` (the block ends first, or the prefix changes
+    from line to line, as with timestamps): then the gate keeps the fixed window.
+
+    Why: a fixed window after every header kept most of a log whose healthy output prints handled tracebacks
+    (Ray drivers relay every retried task's traceback): 300 lines after each."""
+    if literal != _TB_LITERAL:
+        return None
+    prefix = buf[start : buf.find(literal, start, end)]
+    size, pos = len(buf), end + 1
+    for n in range(1, GATE_BLOCK_LINES + 1):
+        if pos >= size:
+            return None
+        nxt = buf.find(b"\n", pos)
+        if nxt < 0:
+            nxt = size
+        if buf.startswith(prefix, pos, nxt):
+            body = buf[pos + len(prefix) : nxt].rstrip(b"\r")
+            if body[:1] not in (b"", b" ", b"\t") and EXCEPTION_LINE.match(body.decode("utf-8", "replace")):
+                after = buf[nxt + 1 : buf.find(b"\n", nxt + 1) if nxt + 1 < size else size]
+                if after.startswith(prefix) and after[len(prefix) : len(prefix) + 1] in (b":", b" ", b"\t"):
+                    # the message goes on as another runtime's error (py4j's Py4JJavaError: ": org.apache...", then
+                    # the JVM's stack with its blank lines and "Driver stacktrace:"): its end is not known here
+                    return None
+                return n + (MAX_MESSAGE_LINES if body.rstrip().endswith(b":") else 0)
+        pos = nxt + 1
+    return None
 
 
 class GateView:
