@@ -61,6 +61,11 @@ SCENARIOS = [
              trigger=((r"iter 15/30", "scheduler:20"),)),
     Scenario("grpo-resume", "no_failure", f"{RUN} --resume{X}", r"(?s)resumed from.*training finished after 30 steps",
              prep=f"{PREP} && {RUN} --max-steps 10"),
+    Scenario("grpo-trainer-paused", "no_failure", f"{RUN} --dist-timeout 120{X}",
+             r"(?s)iter 10/30.*training finished after 30 steps", prep=PREP,
+             trigger=((r"iter 10/30", "rank1:STOP"), (48, "rank1:CONT"))),
+    Scenario("grpo-terminal-closed", "terminal_hangup", f"{RUN}{X}", r"job exited with 129", prep=PREP,
+             trigger=((r"iter 14/30", "runner:HUP"),)),
     Scenario("grpo-rollout-killed", "host_oom_killed", f"{RUN}{X}", r"(?i)died|ActorDiedError|RayActorError",
              prep=PREP, trigger=((r"iter 18/30", "rank101:KILL"),)),
 ]

@@ -103,4 +103,16 @@ NOTES = {
         "(TrainerActor pid=15736) line), '2026-12-02 12:22:17,584 INFO grpo: iter 11/30 | loss 0.0789 | reward "
         "-0.150 | grad_norm 0.767 | samples 16 | 0.27s', '2026-12-02 12:22:20,987 INFO grpo: training finished after "
         "30 steps', 'job exited with 0'"),
+    "grpo-trainer-paused": (
+        f"no_failure: {W} --dist-timeout 120'; trainer actor rank 1 was SIGSTOPped after iteration 10 and "
+        "SIGCONTed about 13 s later (a stalled host), well inside the 120 s gloo timeout; iteration 11 takes 13.33 s, "
+        "then training continues and finishes; exit 0. evidence: '2026-12-02 12:24:50,868 INFO grpo: iter 11/30 | "
+        "loss 0.0789 | reward -0.150 | grad_norm 0.767 | samples 16 | 13.33s', '2026-12-02 12:24:56,279 INFO grpo: "
+        "training finished after 30 steps', 'job exited with 0'"),
+    "grpo-terminal-closed": (
+        f"terminal_hangup: {W}' (healthy config); after iteration 15 the job script got SIGHUP as from a closed "
+        "terminal and its HUP trap passed it on to the driver, which has no SIGHUP handler (neither the script nor "
+        "Ray core installs one) and dies silently; the script then cleans up its Ray processes; exit 129 = 128 + "
+        "SIGHUP, no other trace. evidence: '2026-12-02 12:26:44,817 INFO grpo: iter 15/30 | loss -0.0836 | reward "
+        "-0.053 | grad_norm 0.515 | samples 16 | 0.14s', 'job exited with 129'"),
 }

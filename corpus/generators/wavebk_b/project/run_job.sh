@@ -13,7 +13,7 @@ ray start --head --port=6420 --num-cpus=4 --include-dashboard=false --temp-dir=$
   --metrics-export-port=6427 --min-worker-port=10400 --max-worker-port=10499 --disable-usage-stats || exit 1
 RAY_ADDRESS=127.0.0.1:6420 nice -n 5 python train_grpo.py "$@" &
 pid=$!
-trap 'kill -TERM $pid' TERM
+trap 'kill -TERM $pid' TERM; trap 'kill -HUP $pid' HUP
 wait $pid
 rc=$?
 if kill -0 $pid 2>/dev/null; then wait $pid; rc=$?; fi
