@@ -53,6 +53,13 @@ SCENARIOS = [
              prep=PREP, trigger=((MID, "scheduler:40"),), timeout=150, hang_ok=True),
     Scenario("sft-hangup", "terminal_hangup", launch(29771, "sft_lora", *LONG), r"Received 1 death signal|got signal: 1\b",
              prep=PREP, trigger=((MID, "runner:HUP"),), timeout=150),
+    Scenario("sft-lora-resume", "worker_exception",
+             launch(29773, "sft_lora", "resume_from_checkpoint=saves/tiny-llama/lora/sft/checkpoint-20"),
+             r"don't know how to restore data location", timeout=120,
+             prep=PREP + " && FORCE_TORCHRUN=1 NNODES=1 NPROC_PER_NODE=2 MASTER_PORT=29774 llamafactory-cli train "
+             "configs/sft_lora.yaml max_steps=20"),
+    Scenario("sft-full-memlimit", "host_oom_killed", launch(29775, "sft_full", "preprocessing_num_workers=2"),
+             r"exitcode: -9|Signals\.SIGKILL|SIGKILL", prep=PREP, memory=1000 * 2**20, timeout=120),
     Scenario("sft-two-nodes", "rendezvous_timeout", launch(29772, "sft_lora", nnodes=2),
              r"Timed out after \d+ seconds waiting for clients", prep=PREP, timeout=120),
 ]

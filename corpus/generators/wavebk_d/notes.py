@@ -63,4 +63,41 @@ NOTES = {
         "site-packages/torch/distributed/elastic/agent/server/api.py:753] Received 15 death signal, shutting down "
         "workers', 'W1202 12:18:01.149000 6093 site-packages/torch/distributed/elastic/multiprocessing/api.py:1047] "
         "Unable to shutdown process 6150 via 15, forcefully exiting via 9', 'job exited with 1'"),
+    "sft-full-lr": (
+        f"training_divergence: {W} configs/sft_full.yaml learning_rate=1.0e+6' (full fine-tuning; 1.0e-6 with the "
+        "sign of the exponent lost); after the first update the gradients are NaN at every logged step and the "
+        "eval loss is NaN; the Trainer neither stops nor raises, the job exits 0 with a NaN model. evidence: "
+        "\"{'loss': '0', 'grad_norm': 'nan', 'learning_rate': '9.532e+05', 'epoch': '0.2941'}\", "
+        "'  eval_loss               =        nan', 'job exited with 0'"),
+    "sft-preempted": (
+        f"job_preempted: {W} configs/sft_lora.yaml max_steps=300 save_steps=100 eval_steps=100'; the run is "
+        "training normally (step 50/300, no errors) when the harness, acting as the scheduler at a preemption, "
+        "SIGTERMs torchrun; torch elastic forwards SIGTERM to both ranks and exits with a SignalException; exit 1. "
+        "evidence: 'W1202 12:25:19.360000 18618 site-packages/torch/distributed/elastic/multiprocessing/api.py:1028] "
+        "Sending process 18622 closing signal SIGTERM', 'torch.distributed.elastic.multiprocessing.api."
+        "SignalException: Process 18618 got signal: 15', 'job exited with 1'"),
+    "sft-hangup": (
+        f"terminal_hangup: {W} configs/sft_lora.yaml max_steps=300 save_steps=100 eval_steps=100'; the run is "
+        "training normally (step ~50/300) when torchrun gets SIGHUP, as from the closed terminal / SSH session it "
+        "was started from (sent by the harness to the torchrun process); torch elastic forwards SIGHUP to both ranks "
+        "and exits with a SignalException; exit 1. evidence: 'W1202 12:26:34.287000 19793 site-packages/torch/"
+        "distributed/elastic/multiprocessing/api.py:1028] Sending process 19907 closing signal SIGHUP', "
+        "'torch.distributed.elastic.multiprocessing.api.SignalException: Process 19793 got signal: 1', "
+        "'job exited with 1'"),
+    "sft-two-nodes": (
+        f"rendezvous_timeout: {W} configs/sft_lora.yaml' with NNODES=2 NODE_RANK=0 and PET_RDZV_CONF=timeout=30 "
+        "(torchrun's rendezvous timeout set through its env form); only node 0 is started, the second node never "
+        "comes, torchrun's static rendezvous store waits for the other agent and times out before any worker "
+        "starts; exit 1. evidence: '[INFO|2026-12-02 12:28:51] llamafactory.launcher:144 >> Multi-node training "
+        "enabled: num nodes: 2, node rank: 0', 'torch.distributed.DistStoreError: Timed out after 31 seconds "
+        "waiting for clients. 1/2 clients joined.', 'job exited with 1'"),
+    "sft-lora-resume": (
+        f"worker_exception: {W} configs/sft_lora.yaml resume_from_checkpoint=saves/tiny-llama/lora/sft/"
+        "checkpoint-20'; an earlier unlogged 20-step run in the same job dir left checkpoint-20; on resume the "
+        "Trainer loads the adapter, then both ranks fail in _load_optimizer_and_scheduler: torch.load with "
+        "map_location set to the CPU device LLaMA-Factory sets up ('cpu:0') cannot restore the storages (a "
+        "framework-combination bug, planned as a healthy resume, relabelled by what happened); exit 1. evidence: "
+        "'[INFO|trainer.py:3343] 2026-12-02 12:30:42,690 >> Loading model from saves/tiny-llama/lora/sft/"
+        "checkpoint-20.', \"[rank0]: RuntimeError: don't know how to restore data location of "
+        "torch.storage.UntypedStorage (tagged with cpu:0)\", 'job exited with 1'"),
 }
