@@ -59,7 +59,7 @@ SCENARIOS = [
              prep=PREP + " && FORCE_TORCHRUN=1 NNODES=1 NPROC_PER_NODE=2 MASTER_PORT=29774 llamafactory-cli train "
              "configs/sft_lora.yaml max_steps=20"),
     Scenario("sft-full-memlimit", "host_oom_killed", launch(29775, "sft_full", "preprocessing_num_workers=2"),
-             r"exitcode: -9|Signals\.SIGKILL|SIGKILL", prep=PREP, memory=1000 * 2**20, timeout=120),
+             r"exitcode: -9|Signals\.SIGKILL|SIGKILL", prep=PREP, memory=1300 * 2**20, timeout=120),
     Scenario("sft-two-nodes", "rendezvous_timeout", launch(29772, "sft_lora", nnodes=2),
              r"Timed out after \d+ seconds waiting for clients", prep=PREP, timeout=120),
 ]

@@ -100,4 +100,13 @@ NOTES = {
         "'[INFO|trainer.py:3343] 2026-12-02 12:30:42,690 >> Loading model from saves/tiny-llama/lora/sft/"
         "checkpoint-20.', \"[rank0]: RuntimeError: don't know how to restore data location of "
         "torch.storage.UntypedStorage (tagged with cpu:0)\", 'job exited with 1'"),
+    "sft-full-memlimit": (
+        f"host_oom_killed: {W} configs/sft_full.yaml preprocessing_num_workers=2' with the whole job in a 1300 MiB "
+        "cgroup-v1 memory limit; while the two ranks are still importing torch/transformers/LLaMA-Factory (no "
+        "worker output yet) the kernel's memcg OOM killer kills rank 0 (dmesg: 'Memory cgroup out of memory: Killed "
+        "process 23013 (python)', not in the log); torch elastic reports exitcode -9 and SIGTERMs rank 1; exit 1. "
+        "(1000 MiB killed llamafactory-cli itself, 4 lines, and 1600 MiB ran to the end; both not kept.) evidence: "
+        "'E1202 12:32:38.807000 23011 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed "
+        "(exitcode: -9) local_rank: 0 (pid: 23013) of binary: /tmp/venv-bk-d/bin/python', '  traceback : Signal 9 "
+        "(SIGKILL) received by PID 23013', 'job exited with 1'"),
 }
