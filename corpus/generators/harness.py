@@ -73,6 +73,7 @@ class Wave:
     rank_of: Callable[[psutil.Process], int | None] | None = None
     is_runner: Callable[[psutil.Process], bool] = field(default=lambda p: True)
     extra_env: dict = field(default_factory=dict)
+    runner_recursive: bool = False  # look for the launcher among all descendants of the job's bash, not children
 
     @property
     def jobs(self) -> Path:
@@ -148,7 +149,7 @@ def _children(p: psutil.Process) -> list[psutil.Process]:
 def runners(wave: Wave, bash_pid: int) -> list[psutil.Process]:
     found = []
     with contextlib.suppress(psutil.Error):
-        for v in psutil.Process(bash_pid).children():
+        for v in psutil.Process(bash_pid).children(recursive=wave.runner_recursive):
             with contextlib.suppress(psutil.Error):
                 if wave.is_runner(v):
                     found.append(v)
