@@ -30,6 +30,7 @@ from typing import Any
 
 from .factlayer import facts_of
 from .factlayer.kinds import ProcessExit
+from .factlayer.reason import CHAIN_GAP_LINES
 from .rules.engine import RuleSet
 from .rules.render import render_fix, render_message
 from .taxonomy import title as taxonomy_title
@@ -77,6 +78,9 @@ def resolve_events(matches: Sequence[Match]) -> list[Match]:
 
 
 CHAIN_LINES = 60  # a chained traceback ("During handling of the above exception...") follows within this many lines
+# the traceback chained to the one before it starts within these lines of its end: a blank line, CPython's separator
+# ("The above exception was the direct cause..." / "During handling of the above exception..."), a blank line
+CHAINED_TRACEBACK_LINES = 2 * CHAIN_GAP_LINES + 2
 
 
 # Ray re-raises a remote task's or actor method's exception in its caller as ``RayTaskError(<type>)`` naming the
@@ -126,7 +130,20 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
     chained: Match | None = None
     for m in causes:
         e = m.event
-        if m is winner or m.priority <= GENERIC_PRIORITY or rules.by_id[m.rule_id].spec.fallback:
+        if m is winner or rules.by_id[m.rule_id].spec.fallback:
+            continue
+        if m.priority <= GENERIC_PRIORITY:
+            # another catch-all, but a more telling one, raised while handling a control-flow exception (an environment
+            # error after a StopIteration: "During handling of the above exception, another exception occurred") in
+            # the traceback chained right after: that last exception ended the process
+            if (
+                chained is None
+                and _control_flow(ev)
+                and m.priority > winner.priority
+                and _same_stream(e, ev)
+                and 0 < e.line - ev.end_line <= CHAINED_TRACEBACK_LINES
+            ):
+                chained = m
             continue
         if remote_pid is not None and e.pid == remote_pid:
             return m
@@ -135,6 +152,17 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
             if remote_pid is None:
                 break
     return chained or winner
+
+
+# exceptions Python code raises to steer, not to fail: the end of an iterator (``StopIteration``, caught by a loop or
+# by ``next(it)``'s caller, https://docs.python.org/3/library/exceptions.html#StopIteration, and its async twin). One
+# printed with another exception raised while handling it (importlib.metadata's ``next(cls.discover(name))`` finding
+# no distribution: StopIteration, then PackageNotFoundError) was handled; the later exception ended the process.
+_CONTROL_FLOW = frozenset({"StopIteration", "StopAsyncIteration"})
+
+
+def _control_flow(ev: Event) -> bool:
+    return str(ev.params.get("exc_short") or "") in _CONTROL_FLOW
 
 
 # exceptions whose message carries a tool's whole output after the traceback (torch inductor's ``CppCompileError``:

@@ -463,7 +463,13 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         and (
             f.by in WHOLE_RUN_FINISH
             or ended_it
-            and (rank is not None and f.event.rank == rank and f.by != "dask_client" or _exited_zero_after(evidence, f))
+            and (
+                rank is not None
+                and f.event.rank == rank
+                and f.by != "dask_client"
+                or _exited_zero_after(evidence, f)
+                or _ray_driver_finished(first, f)
+            )
         )
     ]
     done = [(p, f) for p, f in reports if _after(p, first.path, first.end_line, t_first)]
@@ -487,6 +493,22 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         "repeats, it is worth a look: a retried step repeats its work."
     )
     return healthy_by_fact(diag, rule_id=FINISHED_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+# Ray's log forwarding prefixes every worker's line with "(<Actor|Task> pid=N, ip=...)"
+# (``python/ray/_private/ray_logging.py``); the driver's own output has no such prefix
+_RAY_WORKER_LINE = regex.compile(r"\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:-]+)?\)")
+
+
+def _ray_driver_finished(first: Event, done: RunFinished) -> bool:
+    """The failure is an exception a Ray worker printed (its traceback carries Ray's worker prefix) and ``done`` is the
+    driver's own finish line (no prefix). A Ray job's driver runs the training loop and waits on its actors' results (``ray.get``): an
+    actor's exception that reached it raises there, so a driver that prints its loop's finish line after the actor's
+    traceback got past that error (the actor caught and logged it: a reward function's failure on one sample, dropped),
+    as much as a rank printing its own finish line after its error (wave BK's GRPO run on Ray)."""
+    if done.by == "dask_client" or _RAY_WORKER_LINE.match(done.event.text) or not first.params.get("exc_type"):
+        return False  # a worker's death (Ray's own report of it) is nothing a worker caught
+    return _RAY_WORKER_LINE.match(first.text) is not None
 
 
 def _exited_zero_after(evidence: JobEvidence, done: RunFinished) -> bool:

@@ -22,6 +22,7 @@ GATE: tuple[str, ...] = (
     r"(?i:(?:error|exit|return)[ _]?code)[^\n]{0,6}-\d",
     r"exit status",
     r"exited on signal",
+    r"exited on\s*$",  # PRRTE's report wrapped before "signal 9 (Killed)." (``reason.MpiWrappedExit``)
     r"ssh exited",
     r"srun: error",
     r"srun: Terminating",

@@ -85,6 +85,30 @@ _MPI = lazy(
     r"(?:process|job) rank (?P<rank>\d+) with PID (?P<pid>\d+) on node(?: \"?(?P<node>[^\s\"]+)\"?)? exited on signal "
     r"(?P<num>\d+) \((?P<word>[^)]+)\)"
 )
+# PRRTE (Open MPI 5's ``prterun``) prints that help text wrapped to its width: "prterun noticed that process rank 1 with
+# PID 5425 on node vm exited on" then "signal 9 (Killed)." on the next line (``reason.MpiWrappedExit`` joins them)
+MPI_WRAPPED_HEAD = lazy(r"(?:process|job) rank \d+ with PID \d+ on node(?: \"?[^\s\"]+\"?)? exited on\s*$")
+MPI_WRAPPED_TAIL = lazy(r"^\s*signal \d+ \([^)]+\)\.?\s*$")
+
+
+def mpi_exit(ev: Event, text: str) -> list[Fact]:
+    """The ``ProcessExit`` Open MPI's launcher reports in ``text`` (``_MPI``) as facts of ``ev``; [] when none."""
+    out: list[Fact] = []
+    if (m := _MPI.search(text)) is not None:
+        _exit(
+            ev,
+            out,
+            None,
+            "mpirun",
+            signal=_signal(m["num"]),
+            detail=m["word"],
+            task=plausible.rank(m["rank"]),
+            node=m["node"] or "",
+            proc=plausible.pid(m["pid"]),
+        )
+    return out
+
+
 # MPICH/Intel MPI's Hydra (``ui/mpich/mpiexec.c``): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal
 # 9)" (older Hydra without "YOUR "), after its "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES" box
 _HYDRA = lazy(r"APPLICATION TERMINATED WITH THE EXIT STRING: (?P<word>[^(\n]+?) \(signal (?P<num>\d+)\)")
@@ -890,6 +914,14 @@ _NAN_GRAD = lazy(
 # the constraint ..., but found invalid values:\ntensor([[nan, nan], ..."): a policy or likelihood head whose outputs
 # went NaN/Inf, the way a PPO or mixture-density run diverges; taken only when the printed values hold nan/inf
 # (an out-of-range probability is the caller's own bug).
+# ``torch.multinomial`` refusing the probabilities it was given (``aten/src/ATen/native/cpu/MultinomialKernel.cpp``:
+# "invalid multinomial distribution (encountering probability entry < 0)", "... (encountering probability entry =
+# infinity or NaN)", "... (sum of probabilities <= 0)"; ``aten/src/ATen/native/Distributions.cpp`` on other devices:
+# "probability tensor contains either `inf`, `nan` or element < 0"): probabilities from a softmax are never negative,
+# so the policy's logits were NaN/Inf (a NaN fails the ``>= 0`` check too). A sampling policy or LM whose weights
+# blew up (wave BK's GRPO run at lr 1e37: the rollout actor's ``torch.multinomial`` after one update)
+# (the last one reads as a NaN/Inf "contains" statement already: ``_NAN_OUTPUT``'s grammar)
+_BAD_PROBABILITIES = lazy(r"invalid multinomial distribution \((?:encountering probability entry|sum of probabilities)")
 _NAN_OUTPUT = lazy(
     r"Predicted boxes or scores contain Inf/NaN"
     r"|but found invalid values:\s*tensor\(\[*(?:[^\n\]]*,\s*)?[+-]?(?:nan|inf)\b"
@@ -999,6 +1031,8 @@ GATE_WORDS: tuple[str, ...] = (
     "Bus error",
     "Illegal instruction",
     "Fatal Python error",
+    "No module named",  # runpy's exit message (``_RUNPY_NO_MODULE``)
+    "multinomial",
     "Assertion `",
     "terminate called",
     "PBS: job killed",
@@ -1269,18 +1303,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         sig = tables.SIGNALS.get(code) if code < 128 else None
         if sig in _NEGATIVE_SIGNALS or code > 128:
             _exit(ev, out, code if sig is None else None, "mpich", signal=sig, detail=f"EXIT CODE: {code}")
-    if "exited on signal" in text and (m := _MPI.search(text)):
-        _exit(
-            ev,
-            out,
-            None,
-            "mpirun",
-            signal=_signal(m["num"]),
-            detail=m["word"],
-            task=plausible.rank(m["rank"]),
-            node=m["node"] or "",
-            proc=plausible.pid(m["pid"]),
-        )
+    if "exited on signal" in text:
+        out += mpi_exit(ev, text)
     if "ssh exited" in text and (m := _PDSH.search(text)) and _code(m["code"]) != 0:
         _exit(ev, out, _code(m["code"]), "pdsh", node=m["node"])
     if "srun: error" in text and (m := _SRUN.search(text)):
@@ -1729,6 +1753,18 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
             out.append(_exception(ev, m["type"], m["msg"].strip()))
     if "terminate called" in text and (m := _TERMINATE.search(text)):
         out.append(_exception(ev, m["type"], (m["msg"] or "").strip()))
+    if "No module named" in text and not p.get("exc_type") and (m := _RUNPY_NO_MODULE.match(text.strip())):
+        out.append(_exception(ev, "ModuleNotFoundError", f"No module named '{m['mod'] or m['spec']}'"))
+
+
+# ``python -m pkg`` with an interpreter that lacks ``pkg``: CPython's ``runpy._run_module_as_main`` exits with
+# ``"%s: %s" % (sys.executable, exc)`` (Lib/runpy.py): "/usr/bin/python3: No module named mpi4py", or for a dotted name
+# "... : Error while finding module specification for 'a.b' (ModuleNotFoundError: No module named 'a')". The
+# ImportError it reports, printed without a traceback (mpirun's ranks run with another interpreter than the venv's).
+_RUNPY_NO_MODULE = lazy(
+    r"\S*python[\w.]*: (?:No module named (?P<mod>[\w.]+)"
+    r"|Error while finding module specification for '(?P<spec>[\w.]+)' \((?:ModuleNotFound|Import)Error: .*\))$"
+)
 
 
 # A training loop's own ``assert`` on its loss being finite, the code line of the traceback's innermost frame:
@@ -2053,6 +2089,9 @@ def _numeric(text: str, ev: Event, out: list[Fact]) -> None:
         elif _NAN_GRAD.search(text):
             out.append(NumericHealth(event=ev, what="nan_grad"))
         elif _NAN_OUTPUT.search(text):
+            out.append(NumericHealth(event=ev, what="nan_output"))
+    if "multinomial" in text:
+        if _BAD_PROBABILITIES.search(text):
             out.append(NumericHealth(event=ev, what="nan_output"))
     if "math range error" in text and _EXP_OVERFLOW.search(text):
         out.append(NumericHealth(event=ev, what="loss_overflow"))

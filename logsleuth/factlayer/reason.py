@@ -25,7 +25,7 @@ from ..lazy_regex import lazy
 from ..progress import EPOCH_OF, progress_counter
 from ..read import PLAIN_LINE, clean_line, lines_at
 from ..types import Event
-from . import tables
+from . import extract, tables
 from .extract import CAUSE_SPLIT, cuda_error, facts_of, nccl_last_error, nccl_result
 from .kinds import (
     CollTraceMismatch,
@@ -761,6 +761,27 @@ class CudaNextLine:
         return [*facts, cuda_error(ev, found)]
 
 
+@dataclass
+class MpiWrappedExit:
+    """Open MPI's "process rank N ... exited on signal S (Word)." wrapped over two lines (PRRTE's ``prterun`` wraps its
+    help text, ``help-prterun.txt`` "proc-aborted-signal"): the ``ProcessExit`` of the two joined, as the one-line
+    form gives (``extract.mpi_exit``). Streaming state, one per job."""
+
+    pending: Event | None = None
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        last, self.pending = self.pending, None
+        text = ev.text
+        if "exited on" in text and "\n" not in text and extract.MPI_WRAPPED_HEAD.search(text):
+            self.pending = ev
+            return facts
+        if last is None or last.path != ev.path or ev.line != last.end_line + 1 or facts:
+            return facts
+        if not extract.MPI_WRAPPED_TAIL.match(text):
+            return facts
+        return [*facts, *extract.mpi_exit(last, last.text.rstrip() + " " + text.strip())]
+
+
 # A step that got no data: its loss is the mean over nothing, NaN, whatever the model's numbers are. RLlib says so
 # before the iteration's results when no env runner returned samples ("No samples returned from remote workers.",
 # ``rllib/execution/rollout_ops.py`` ``synchronous_parallel_sample``: its runners died or timed out), and a loop's own
@@ -900,6 +921,7 @@ class FactStream:
     last_error: NcclLastError = field(default_factory=NcclLastError)
     traces: NcclTraces = field(default_factory=NcclTraces)
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
+    mpi_wrapped: MpiWrappedExit = field(default_factory=MpiWrappedExit)
     stalls: StallReport = field(default_factory=StallReport)
     empty_steps: EmptySteps = field(default_factory=EmptySteps)
     epochs: EpochsSeen = field(default_factory=EpochsSeen)
@@ -907,7 +929,7 @@ class FactStream:
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
-        facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, facts)))
+        facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, self.mpi_wrapped.see(ev, facts))))
         facts = self.epochs.see(ev, self.empty_steps.see(ev, self.one_device.see(ev, facts)))
         if facts:
             facts = self.traces.see(ev, facts)

@@ -166,6 +166,11 @@ EXCEPTION_FAMILIES: dict[str, str] = {
     "c10::OutOfMemoryError": "cuda_oom",
     "ImportError": "environment",
     "ModuleNotFoundError": "environment",
+    # ``importlib.metadata.PackageNotFoundError`` (a ``ModuleNotFoundError`` subclass, Lib/importlib/metadata/__init__.py):
+    # no installed distribution of that name; transformers' ``utils/versions.py`` ``require_version`` re-raises it
+    # naming the requirement ("The 'deepspeed>=0.9.3' distribution was not found and is required by this
+    # application"), as LLaMA-Factory's and TRL's option checks do
+    "PackageNotFoundError": "environment",
     # Ray (``python/ray/exceptions.py``, 2.x; ``RayOutOfMemoryError`` is Ray 1.x's ``memory_monitor.py``, raised when
     # "More than 95% of the memory on node ... is used"): the object store, the node's disk and the node's memory are
     # host resources; ``RuntimeEnvSetupError`` ("Failed to set up runtime environment.") is a pip/conda/working_dir
@@ -401,6 +406,12 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # shape [17,64] but another member in the group expected shape [16,64]" (wave BB's run: two workers building
     # different feature sets), relayed to the other worker as "Collective ops is aborted by: Shape mismatch ..."
     (r"\bShape mismatch in the collective instance \d+\b", "collective_mismatch"),
+    # MPI's error class for a message longer than the receive buffer (MPI standard, "Error classes": MPI_ERR_TRUNCATE
+    # "Message truncated on receive"), as mpi4py raises it ("mpi4py.MPI.Exception: MPI_ERR_TRUNCATE: message truncated")
+    # and Open MPI prints it ("MPI_ERR_TRUNCATE: message truncated" under "An error occurred in MPI_Bcast"): the ranks
+    # passed different counts to one collective, or a receive smaller than its send (wave BK's run: one rank building
+    # a smaller output layer from its own data, so the weights' Bcast buffer was short)
+    (r"\bMPI_ERR_TRUNCATE\b", "collective_mismatch"),
     # Keras 3's file-format checks, which code written for Keras 2 (``tf.keras`` before TF 2.16, or ``tf_keras``) fails
     # when the installed Keras is 3 (https://keras.io/guides/migrating_to_keras_3/): ``keras/src/callbacks/
     # model_checkpoint.py`` ("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in
