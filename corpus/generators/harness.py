@@ -129,7 +129,9 @@ def _env_rank(p: psutil.Process) -> int | None:
 
 
 def ranks(wave: Wave, job: Path, n: int) -> list[psutil.Process]:
-    """The process(es) of global rank ``n``: the innermost ones, so a launcher that also carries RANK is skipped."""
+    """The process(es) of global rank ``n``: the outermost ones, so the rank's own helpers that inherit its RANK
+    (DataLoader workers, compile workers) are skipped. (Wave BK's first version took the innermost ones and its
+    DeepSpeed ``rank1:KILL``/``rank1:STOP`` landed on rank 1's DataLoader worker; its notes say so.)"""
     rank_of = wave.rank_of or _env_rank
     found = []
     for v in job_procs(job):
@@ -137,12 +139,12 @@ def ranks(wave: Wave, job: Path, n: int) -> list[psutil.Process]:
             if rank_of(v) == n:
                 found.append(v)
     pids = {v.pid for v in found}
-    return [v for v in found if not any(c.pid in pids for c in _children(v))]
+    return [v for v in found if not any(a.pid in pids for a in _ancestors(v))]
 
 
-def _children(p: psutil.Process) -> list[psutil.Process]:
+def _ancestors(p: psutil.Process) -> list[psutil.Process]:
     with contextlib.suppress(psutil.Error):
-        return p.children(recursive=True)
+        return p.parents()
     return []
 
 
