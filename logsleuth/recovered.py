@@ -63,6 +63,12 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     restarted = _elastic_restarted(evidence)
     for rp in printing:
         before, after = _split(rp, first, t_first)
+        if rp.rank == UNRANKED:
+            # a rank-less stream mixes the ranks' lines: the other ranks' copies of the step the failure was printed at
+            # come right after it, within the same second - a counter that repeats, not a restart (a restart takes a
+            # new process: seconds; an untimed repeat stays a possible restart)
+            while after and before and after[0][3] == before[-1][3] and _same_moment(after[0][2], before[-1][2]):
+                after = after[1:]
         if len(after) < MIN_STEPS_AFTER:
             return diag
         top_before = max((p[3] for p in before), default=None)
@@ -98,6 +104,18 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         "repeats, it is worth a look: each restart repeats the steps since the last checkpoint."
     )
     return healthy_by_fact(diag, rule_id=RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+ECHO_SECONDS = 1.0  # the ranks' lines for one step, printed by processes in lockstep
+
+
+def _same_moment(a: datetime | None, b: datetime | None) -> bool:
+    if a is None or b is None:
+        return False
+    try:
+        return abs((a - b).total_seconds()) <= ECHO_SECONDS
+    except TypeError:  # one clock with a zone, one without: not comparable
+        return False
 
 
 def _who(rp: RankProgress) -> str:

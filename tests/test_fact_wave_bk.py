@@ -9,7 +9,9 @@ torchrun), measured blind before any change for it: what was changed for its mis
   StopIteration (the chained traceback after a catch-all is the process's last word).
 - MPI_ERR_TRUNCATE: the ranks passed different counts to one collective.
 - ``torch.multinomial`` refusing its probabilities: the policy's outputs went NaN/Inf.
-- A Ray driver's own finish line after an actor's logged error: the run got past it."""
+- A Ray driver's own finish line after an actor's logged error: the run got past it.
+- Most steps skipped by DeepSpeed's static loss scaler ("Gradients are non-finite, weights were not updated"): the
+  run diverged, whatever finite loss it printed (``reason.StaticScalerSkips``)."""
 
 from __future__ import annotations
 
@@ -45,6 +47,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
         # a reward function's KeyError on one row, logged and dropped by the rollout actor; the driver trained to
         # "training finished after 30 steps" (wavebk_b)
         ("run-wavebk-b-grpo-skip-bad-rows/job.log", "no_failure", "run-finished-after-failure"),
+        # DeepSpeed at lr 30 with its static loss scaler: 75 of 80 steps skipped for non-finite gradients, the loss
+        # finite (6.4 to 1.3e4), exit 0 (wavebk_a)
+        ("run-wavebk-a-lr-diverge/job.log", "training_divergence", "training-diverged"),
     ],
 )
 def test_wave_bk_logs_by_facts(log: str, cause: str, rule: str) -> None:
@@ -121,3 +126,19 @@ def test_an_actors_own_finish_line_is_not_the_drivers(tmp_path) -> None:
     p = tmp_path / "job.log"
     p.write_text("\n".join(lines) + "\n")
     assert analyze([str(p)], model=False).root_cause == "worker_exception"
+
+
+def test_a_few_static_scaler_skips_are_no_divergence(tmp_path) -> None:
+    # the same run with all but its first three skip lines taken out: 3 of 80 steps skipped is no majority
+    lines, kept = [], 0
+    for ln in _lines("run-wavebk-a-lr-diverge/job.log"):
+        if "weights were not updated" in ln:
+            kept += 1
+            if kept > 3:
+                continue
+        lines.append(ln)
+    p = tmp_path / "job.log"
+    p.write_text("\n".join(lines) + "\n")
+    facts = collect([str(p)], load_rules()).facts
+    assert not [f for f in facts if isinstance(f, NumericHealth) and f.what == "skipped_majority"]
+    assert analyze([str(p)], model=False).root_cause == "no_failure"

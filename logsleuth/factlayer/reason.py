@@ -704,6 +704,42 @@ class EpochsSeen:
 EPOCHS_KEPT = 8  # distinct epochs counted at most: rules ask "two or more", not how many
 
 
+# DeepSpeed's static loss scaler (``deepspeed/runtime/fp16/loss_scaler.py``, ``LossScalerBase.update_scale``: bf16/fp32
+# training, or fp16 with a fixed ``loss_scale``) skips every step whose gradients hold NaN/Inf and says so on rank 0:
+# "[deepspeed] OVERFLOW! Skipping step. Gradients are non-finite, weights were not updated." The dynamic scaler's
+# line names the scale it tried ("Attempted loss scale: ..., reducing to ..."), and skips steps while it calibrates;
+# a static scaler has no scale to calibrate, so each such skip is a step whose gradients really were non-finite.
+_STATIC_SKIP = "Gradients are non-finite, weights were not updated"
+STATIC_SKIP_MIN_STEPS = 20  # a step counter at least this high before the share of skipped steps counts
+
+
+@dataclass
+class StaticScalerSkips:
+    """Most of a file's training steps so far skipped by a static loss scaler (``_STATIC_SKIP``): a
+    ``NumericHealth(what="skipped_majority")``, once per file, when the count of skips reaches
+    ``extract.SKIPPED_MAJORITY`` of the step counter its progress lines reached (``progress.progress_counter``, read
+    only in files that printed such a skip). The loss such a run prints stays finite - the weights moved only on the
+    steps whose gradients were finite - so no NaN shows it (wave BK's DeepSpeed run at lr 30: 75 of 80 steps skipped,
+    the loss from 6.4 to 1.3e4, exit 0). Streaming state, one per job."""
+
+    skips: dict[str, int] = field(default_factory=dict)  # path -> static skips so far
+    said: set[str] = field(default_factory=set)  # paths already reported
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        path = ev.path
+        if _STATIC_SKIP in ev.text:
+            self.skips[path] = self.skips.get(path, 0) + ev.text.count(_STATIC_SKIP)
+            return facts
+        n = self.skips.get(path)
+        if not n or path in self.said:
+            return facts
+        c = progress_counter(ev.text)
+        if c is None or c[1] < STATIC_SKIP_MIN_STEPS or n < extract.SKIPPED_MAJORITY * c[1]:
+            return facts
+        self.said.add(path)
+        return [*facts, NumericHealth(event=ev, what="skipped_majority")]
+
+
 LAST_ERROR_GAP_LINES = 2  # "Last error:" -> the message: the next line (a rank prefix may sit between)
 
 
@@ -922,6 +958,7 @@ class FactStream:
     traces: NcclTraces = field(default_factory=NcclTraces)
     cuda_next: CudaNextLine = field(default_factory=CudaNextLine)
     mpi_wrapped: MpiWrappedExit = field(default_factory=MpiWrappedExit)
+    static_skips: StaticScalerSkips = field(default_factory=StaticScalerSkips)
     stalls: StallReport = field(default_factory=StallReport)
     empty_steps: EmptySteps = field(default_factory=EmptySteps)
     epochs: EpochsSeen = field(default_factory=EpochsSeen)
@@ -931,6 +968,8 @@ class FactStream:
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
         facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, self.mpi_wrapped.see(ev, facts))))
         facts = self.epochs.see(ev, self.empty_steps.see(ev, self.one_device.see(ev, facts)))
+        if self.static_skips.skips or _STATIC_SKIP in ev.text:
+            facts = self.static_skips.see(ev, facts)
         if facts:
             facts = self.traces.see(ev, facts)
             facts = self.overflows.see(ev, facts)
