@@ -23,6 +23,7 @@ import regex
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, RunFinished, SchedulerVerdict, SignalFact, WorkRetried
 from .factlayer.reason import teardown_from, uncaught
+from .parse.prefix import ray_forwarded
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
 from .types import LEVEL_RANK, Diagnosis, Event, Fix, Match
@@ -513,20 +514,16 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     return healthy_by_fact(diag, rule_id=FINISHED_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
-# Ray's log forwarding prefixes every worker's line with "(<Actor|Task> pid=N, ip=...)"
-# (``python/ray/_private/ray_logging.py``); the driver's own output has no such prefix
-_RAY_WORKER_LINE = regex.compile(r"\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:-]+)?\)")
-
-
 def _ray_driver_finished(first: Event, done: RunFinished) -> bool:
-    """The failure is an exception a Ray worker printed (its traceback carries Ray's worker prefix) and ``done`` is the
-    driver's own finish line (no prefix). A Ray job's driver runs the training loop and waits on its actors' results (``ray.get``): an
-    actor's exception that reached it raises there, so a driver that prints its loop's finish line after the actor's
-    traceback got past that error (the actor caught and logged it: a reward function's failure on one sample, dropped),
-    as much as a rank printing its own finish line after its error (wave BK's GRPO run on Ray)."""
-    if done.by == "dask_client" or _RAY_WORKER_LINE.match(done.event.text) or not first.params.get("exc_type"):
+    """The failure is an exception a Ray worker printed (its traceback carries Ray's forwarding prefix,
+    ``"(<Actor> pid=N, ip=...)"``, ``python/ray/_private/ray_logging.py``) and ``done`` is the driver's own finish line
+    (no prefix). A Ray job's driver runs the training loop and waits on its actors' results (``ray.get``): an actor's
+    exception that reached it raises there, so a driver that prints its loop's finish line after the actor's traceback
+    got past that error (the actor caught and logged it: a reward function's failure on one sample, dropped), as much
+    as a rank printing its own finish line after its error (wave BK's GRPO run on Ray)."""
+    if done.by == "dask_client" or ray_forwarded(done.event.text) or not first.params.get("exc_type"):
         return False  # a worker's death (Ray's own report of it) is nothing a worker caught
-    return _RAY_WORKER_LINE.match(first.text) is not None
+    return ray_forwarded(first.text)
 
 
 def _exited_zero_after(evidence: JobEvidence, done: RunFinished) -> bool:

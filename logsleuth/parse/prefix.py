@@ -39,6 +39,20 @@ _RAY = regex.compile(
     r"(?:pid=(?P<pid>\d+))?(?:,?\s*ip=(?P<ip>[0-9a-fA-F.:]+))?(?:[ ,][^()]*)?\) ?"
 )
 _RAY_NAMES = frozenset({"raylet", "autoscaler", "gcs_server", "monitor", "dashboard", "log_monitor"})
+
+
+def _is_ray(m: regex.Match[str]) -> bool:
+    """A ``_RAY`` match is Ray's prefix, not a parenthesised word: it names a pid, an ip or a Ray process."""
+    return bool(m["pid"] or m["ip"] or (m["actor"] or "").split()[0] in _RAY_NAMES)
+
+
+def ray_forwarded(text: str) -> bool:
+    """``text`` starts with Ray's forwarding prefix (``_RAY``): a worker's or a Ray process's output relayed to the
+    driver's console, not the driver's own line."""
+    m = _RAY.match(text) if text[:1] == "(" else None
+    return m is not None and _is_ray(m)
+
+
 # Open MPI ``mpirun --tag-output`` (also horovodrun): "[<jobid>,<rank>]<stdout>:" (orte/mca/iof/base/iof_base_output.c
 # ``[%s,%d]<%s>:``; PRRTE/Open MPI 5 prints the same tag); the rank is the MPI_COMM_WORLD rank. SageMaker's training
 # toolkit rewrites the tag as "[1,mpirank:3,algo-1]<stdout>:" with the host last (aws/sagemaker-training-toolkit
@@ -184,7 +198,7 @@ def strip(text: str) -> tuple[Prefix, str]:
         c = body[0]
         if c == "(":
             m = _RAY.match(body)
-            if m and (m["pid"] or m["ip"] or (m["actor"] or "").split()[0] in _RAY_NAMES):
+            if m and _is_ray(m):
                 pre.ray = True
                 pre.actor = m["actor"] or pre.actor
                 if m["pid"]:
