@@ -1,0 +1,1 @@
+"""fedtab: federated MLP classifier on per-site tabular features."""
