@@ -136,12 +136,20 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
             # another catch-all, but a more telling one, raised while handling a control-flow exception (an environment
             # error after a StopIteration: "During handling of the above exception, another exception occurred") in
             # the traceback chained right after: that last exception ended the process
+            # - or after an exception printed bare, with no frames of its own (the first link of a chain whose
+            # traceback the process did not print: Dask's nanny printing "ConnectionRefusedError: [Errno 111] Connection
+            # refused", then "The above exception was the direct cause of ..." and the tracebacks it led to)
+            gap = e.line - ev.end_line
             if (
                 chained is None
-                and _control_flow(ev)
                 and m.priority > winner.priority
                 and _same_stream(e, ev)
-                and 0 < e.line - ev.end_line <= CHAINED_TRACEBACK_LINES
+                and (
+                    _control_flow(ev)
+                    and 0 < gap <= CHAINED_TRACEBACK_LINES
+                    or _bare_exception(ev)
+                    and 0 < gap <= CHAIN_LINES
+                )
             ):
                 chained = m
             continue
@@ -159,6 +167,11 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
 # printed with another exception raised while handling it (importlib.metadata's ``next(cls.discover(name))`` finding
 # no distribution: StopIteration, then PackageNotFoundError) was handled; the later exception ended the process.
 _CONTROL_FLOW = frozenset({"StopIteration", "StopAsyncIteration"})
+
+
+def _bare_exception(ev: Event) -> bool:
+    """``ev`` is an exception line printed without a traceback (parsed as an exception with no frames)."""
+    return bool(ev.params.get("exc_short")) and not ev.params.get("frames")
 
 
 def _control_flow(ev: Event) -> bool:
@@ -254,6 +267,13 @@ def diagnose(
     symptom_only = winner is None and bool(symptoms_all)
     if symptom_only:
         winner = symptoms_all[0]
+        if id(winner.event) in siblings and winner.event.time is None:
+            # a worker the launcher stopped (``siblings``) reports that stop after the launcher announced it: an
+            # untimed line in another file only knows the last time its file printed before it, so the launcher's own
+            # report, in its file, goes first
+            winner = next(
+                (m for m in symptoms_all if id(m.event) not in siblings and m.event.path != winner.event.path), winner
+            )
 
     if winner is None:
         verdict = "unknown" if unexplained else "no_failure"

@@ -372,14 +372,17 @@ def decide(
         unheeded: the launcher's line saying a worker did not exit on SIGTERM within its grace period and was
             SIGKILLed (``unheeded_sigterm``), or None.
         unranked: the progress streams whose lines name no rank (``ProgressTracker.unranked``); when no rank prints
-            progress of its own, they measure the stall (a single-process trainer, a driver's loop), if they print
-            enough timed lines for a typical step time.
+            progress of its own, or no timed one, they measure the stall (a single-process trainer, a driver's loop,
+            a logger's timed line beside untimed per-rank prints), if they print enough timed lines for a typical step
+            time.
     """
     sf = silent_first(progress)
     stall = stall_facts(progress, end)
-    if not progress and unranked:
-        # the rank-less stream stands in only with a step time of its own: one progress line and a time limit long
-        # after it is a slow iteration as much as a stall (a Megatron iteration may take minutes)
+    if unranked and (not progress or stall.gap_s is None and any(rp.lines for rp in progress.values())):
+        # the rank-less stream stands in where no rank prints progress of its own, or where the ranks' own progress
+        # lines carry no time ("[rank 0] step 40/840 ..." printed beside a timed logging line of the same step), only
+        # with a step time of its own: one progress line and a time limit long after it is a slow iteration as much as
+        # a stall (a Megatron iteration may take minutes)
         loose = stall_facts(dict(enumerate(unranked)), end)
         stall = loose if loose.step_s is not None else Stall(loose.gap_s, None, False)
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None

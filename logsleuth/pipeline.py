@@ -25,8 +25,11 @@ from .factlayer.reason import (
     FactStream,
     crash_library,
     exception_summary,
+    fallback_records,
     handled_when_interrupted,
+    in_records,
     interrupted_from,
+    peer_loss_aborts,
     sibling_terminations,
     stopped_after_failure,
     teardown_from,
@@ -621,6 +624,9 @@ def decide(
     if stop:
         matches = [m for m in matches if m.event.line < stop.get(m.event.path, m.event.line + 1)]
         unexplained = [e for e in unexplained if e.line < stop.get(e.path, e.line + 1)]
+    if fell_back := fallback_records(evidence.facts):  # an error text a fallback already handled (its own record)
+        matches = [m for m in matches if not in_records(m.event, fell_back)]
+        unexplained = [e for e in unexplained if not in_records(e, fell_back)]
     handled = handled_when_interrupted(evidence.facts)
     if handled:  # an exception a loop caught and was still handling when the user interrupted: not a failure
         matches = [m for m in matches if id(m.event) not in handled]
@@ -635,7 +641,9 @@ def decide(
         stats=dict(evidence.stats),
         versions=dict(evidence.versions),
         elastic_root=evidence.elastic_root,
-        siblings=sibling_terminations(evidence.facts) | stopped_after_failure(evidence.facts),
+        siblings=sibling_terminations(evidence.facts)
+        | stopped_after_failure(evidence.facts)
+        | peer_loss_aborts(evidence.facts),
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)

@@ -36,9 +36,13 @@ EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*
 # "Epoch: [0]  [ 10/100]  eta: ... loss: ..." (``references/classification/utils.py``, also DETR/DeiT/MAE) and
 # pytorch/examples' ImageNet ``ProgressMeter`` "Epoch: [0][  11/5005]\tTime ... Loss ..." (``imagenet/main.py``)
 _EPOCH = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)")
+# XGBoost's evaluation log (``xgboost/callback.py`` ``EvaluationMonitor``: "[100]\ttrain-logloss:0.38773\tvalid-auc:
+# 0.88282", the boosting round in brackets, then tab-separated "<data>-<metric>:<value>"; its native logger puts its
+# clock first, "[15:22:55] [100]\t..."): the round is the step
+_XGB_ROUND = r"|(?:^|\] )\[(\d+)\]\t[\w.]+-[\w@.-]+:[-+\d.]"
 _STEP = regex.compile(
     r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)"
-    r"|\bepoch(?:\(\w+\))?:?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\])"
+    r"|\bepoch(?:\(\w+\))?:?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\]" + _XGB_ROUND + ")"
 )
 # mmengine's validation and test loops ("Epoch(val) [3][4/4]", "Iter(test) [ 50/500]", ``LogProcessor``) count their
 # own iterations from 1 at every run of the loop: not the training step, whose series it would send back
@@ -49,9 +53,11 @@ _MICRO = regex.compile(r"(?i)\bmicro(?:[_ -]?(?:step|batch))?\b\s*[:=#]?\s*(\d+)
 _METRIC = regex.compile(
     r"(?i)(?:\b|(?<=_))(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput|r?mse|mae"
     r"|tflops|mfu|ppl|perplexity|accuracy|acc|rewards?)(?:\b|(?=_))|_return_|\breturn_mean\b"
+    # an evaluation log's own metrics (``_XGB_ROUND``: "train-logloss:0.38773")
+    r"|\t[\w.]+-[\w@.-]+:[-+\d.]"
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
-GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[")
+GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[", r"\[\d+\]\t[\w.]+-[\w@.-]+:")
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also
@@ -179,7 +185,8 @@ class ProgressTracker:
 
         Returns:
             ``progress_counter(ev.text)`` when this call computed it (an info/debug/warning line of one rank, or a
-            rank-less one holding a step/iteration/epoch word, counted in ``unranked`` by its pid), so the caller need
+            rank-less one holding a step/iteration/epoch word or an evaluation log's "[round]\t", counted in ``unranked``
+            by its pid), so the caller need
             not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
         """
         when = when or ev.time
@@ -191,7 +198,7 @@ class ProgressTracker:
             # most rank-less lines of a big log are no progress (NCCL INFO, Ray's own output): a substring test first,
             # so the counter regexes run only where a step/iteration/epoch word is
             low = ev.text.lower()
-            if "step" not in low and "iter" not in low and "epoch" not in low:
+            if "step" not in low and "iter" not in low and "epoch" not in low and "]\t" not in low:
                 return NOT_COUNTED
             rp = self.unranked.get(ev.pid)
             if rp is None:

@@ -22,7 +22,7 @@ import regex
 
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, RunFinished, SchedulerVerdict, SignalFact, WorkRetried
-from .factlayer.reason import teardown_from, uncaught
+from .factlayer.reason import exception_chain, teardown_from, uncaught
 from .parse.prefix import ray_forwarded
 from .parse.timestamps import one_clock
 from .progress import UNRANKED, RankProgress, _fmt, progress_counter
@@ -179,8 +179,13 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     if rank is not None and ranked:
         if not any(rp.rank == rank for rp in ranked):
             return diag  # the rank that raised printed no progress: nothing shows that it went on
-    elif ranked:
-        return diag  # ranks print their progress, the exception names none: whose process went on is unknown
+    elif len(ranked) > 1 or ranked and not _loop_finished_after(evidence, first):
+        # ranks print their progress, the exception names none: whose process went on is unknown. Where a single
+        # rank's progress is all the log holds (a launcher that streams only local rank 0, as PaddlePaddle's does, the
+        # others' output going to files), that rank's stream stands for the job as a rank-less one does - once a
+        # training loop said it finished after the exception: a log that just stops a few steps after it (a
+        # DataLoader worker's failed shared-memory feed, the job then stuck) went on only for a while
+        return diag
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
@@ -212,10 +217,20 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     return healthy_by_fact(diag, rule_id=WENT_ON_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
+def _loop_finished_after(evidence: JobEvidence, first: Event) -> bool:
+    """A training loop said it finished (``RunFinished``) after ``first``."""
+    t_first = evidence.time_of(first) or first.time
+    return any(
+        isinstance(f, RunFinished) and _after(_point(evidence, f.event), first.path, first.end_line, t_first)
+        for f in evidence.facts
+    )
+
+
 def _caught_again(evidence: JobEvidence, first: Event) -> list[Event]:
     """The exception ``first`` printed again: every other traceback with the same exception type raised through the
     same frames (file and function, innermost last), none of them an uncaught one (the caller has checked that no
-    traceback in the job starts at a script's top frame)."""
+    traceback in the job starts at a script's top frame); with the exceptions chained to each report (``first``'s
+    own included) and the warning-or-worse log record printed right above each traceback."""
     own = next((f for f in evidence.facts if isinstance(f, ExceptionFact) and f.event is first), None)
     if own is None:
         return []
@@ -224,11 +239,25 @@ def _caught_again(evidence: JobEvidence, first: Event) -> list[Event]:
         return tuple((fr.get("file"), fr.get("func")) for fr in e.params.get("frames") or ())
 
     where = path_of(first)
-    return [
+    repeats = [
         f.event
         for f in evidence.facts
         if isinstance(f, ExceptionFact) and f.event is not first and f.type == own.type and path_of(f.event) == where
     ]
+    # each report with the exceptions chained to it ("During handling of the above exception, another exception
+    # occurred:"): a caught ``URLError`` raised while handling a ``ConnectionRefusedError`` is one report of one failure
+    out: dict[int, Event] = {}
+    for e in (first, *repeats):
+        for c in exception_chain(evidence.facts, e) or ():
+            out.setdefault(id(c.event), c.event)
+        out.setdefault(id(e), e)
+    # ... and the log record each report belongs to (``logger.exception``'s message line right above its traceback)
+    starts = {(e.path, e.line) for e in out.values()}
+    for e in (*evidence.notable, *evidence.unexplained):
+        if (e.path, e.end_line + 1) in starts and LEVEL_RANK[e.level] >= LEVEL_RANK["warning"]:
+            out.setdefault(id(e), e)
+    out.pop(id(first), None)
+    return list(out.values())
 
 
 def _logged_by(evidence: JobEvidence, tb: Event) -> int | None:
@@ -457,6 +486,10 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 WHOLE_RUN_FINISH = frozenset(
     {"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml", "kubeflow", "ray_tune"}
 )
+# a federated server's loop that ran every round (Flower): the run's end as much as an orchestrator's, but a loss that
+# went NaN does not stop it (the strategy aggregates what it is sent), so it tells a failure the run got past only
+# where that failure would have ended it - not a ``training_divergence``
+ROUNDS_FINISH = frozenset({"flower"})
 
 
 def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
@@ -483,7 +516,8 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
             f.by in WHOLE_RUN_FINISH
             or ended_it
             and (
-                rank is not None
+                f.by in ROUNDS_FINISH
+                or rank is not None
                 and f.event.rank == rank
                 and f.by != "dask_client"
                 or _exited_zero_after(evidence, f)

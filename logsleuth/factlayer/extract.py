@@ -335,6 +335,13 @@ _GDB_SIGNAL = lazy(
 )
 # PaddlePaddle's handler (``tables.PADDLE_SIGNAL_WORDS``)
 _PADDLE_SIGNAL = lazy(r"FatalError: `(?P<word>[^`\n]+)` is detected by the operating system")
+# PaddlePaddle's launcher (``paddle/distributed/launch/job/container.py`` ``Container.__str__``, logged by
+# ``controllers/controller.py`` after "Container failed !!!"): "Container rank 1 status failed cmd ['python', '-u',
+# 'train.py'] code -9 log log/workerlog.1". The code is ``Popen.returncode`` (negative: killed by that signal); the
+# "rank" is the container's index in the node's pod (``job/pod.py``), its local rank, not a global rank.
+_PADDLE_CONTAINER = lazy(
+    r"^Container rank (?P<idx>\d+) status (?P<status>\w+) cmd .* code (?P<code>-?\d+) log \S*\s*$", regex.M
+)
 _GLOG_SIGNAL = lazy(r"\*\*\* (?P<name>SIG[A-Z]+) \([^)]*\) received by PID (?P<pid>\d+)")
 # abseil's failure signal handler (``absl/debugging/failure_signal_handler.cc``, linked into Ray's ``_raylet.so``,
 # which installs it in every worker): "*** SIGSEGV received at time=1795565435 on cpu 0 ***", or "*** Signal 7
@@ -759,6 +766,11 @@ _FINISHED = lazy(
     # reporter's "Number of trials: 4/4 (4 TERMINATED)" (``ray/tune/progress_reporter.py``). A trial stopped early by a
     # scheduler (ASHA) is TERMINATED too: it ended as the search meant it to.
     r"|(?P<ray_tune>^Trial status: \d+ TERMINATED\s*$|\bNumber of trials: (?P<tune_n>\d+)/(?P=tune_n) \((?P=tune_n) TERMINATED\))"
+    # Flower's ServerApp once its strategy ran every round (``flwr/serverapp/strategy/strategy.py`` ``Strategy.start``:
+    # "Strategy execution finished in 41.63s"; the legacy ``flwr/server/server.py`` and ``server/workflow/
+    # default_workflows.py``: "[SUMMARY]" then "Run finished 3 round(s) in 63.47s"). A round's failed client replies
+    # that the strategy tolerated (``accept_failures``) came before; a failure that ended the run raises instead.
+    r"|(?P<flower>\bStrategy execution finished in [\d.]+s\b|\bRun finished \d+ round\(s\) in [\d.]+s\b)"
 )
 # --- failed work run again -----------------------------------------------------------------------------------------
 # Ray's core worker when a task (or an actor task) failed and it submits it again (``src/ray/core_worker/
@@ -800,6 +812,11 @@ _RETRIED = lazy(
     # Metaflow running a failed task again under ``@retry`` (``metaflow/task.py`` ``MetaflowTask.run_step``: "Task is
     # starting (retry)."); a task that fails every attempt ends the run with "Workflow failed." after its last one
     r"|(?P<metaflow_retry>\] Task is starting \(retry\)\.)"
+    # XGBoost's Dask integration when its tracker cannot bind the address Dask gave it (``xgboost/dask/__init__.py``
+    # ``_try_start_tracker``: WARNING "Failed to bind address '('127.0.0.1', 29858)', trying to use '127.0.0.1'
+    # instead. Error:" and the bind error's text - "Address already in use" and libxgboost's stack - on the record's
+    # next lines); it starts the tracker on the next address, and raises only when none is left
+    r"|(?P<xgboost_tracker>Failed to bind address '[^\n]*?', trying to use '[^\n]*?' instead)"
 )
 _RETRIED_WORDS = (
     "retries remaining",
@@ -811,6 +828,7 @@ _RETRIED_WORDS = (
     "remaining timeouts)",
     "now-healthy actor",
     "Task is starting (retry)",
+    "trying to use '",
 )
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
@@ -837,6 +855,8 @@ _VERSION_WARNING_WORDS = (
     "Trying to unpickle estimator",
 )
 _FINISHED_WORDS = (
+    "Strategy execution finished",
+    "round(s) in",
     "after training is done",
     "Training completed",
     "` stopped: `",
@@ -890,6 +910,10 @@ _NAN_LOSS = lazy(
     r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
     # a training loop's own check saying so without the value: "non-finite loss at step 173", "Loss is not finite"
     r"|(?i:\bnon-finite (?:training |train |total )?loss\b|\bloss (?:is|was|became) (?:not finite|non-finite)\b)"
+    # a gradient-boosting evaluation log's loss-type metric (XGBoost's ``EvaluationMonitor``: "[70]\ttrain-rmse:nan\t
+    # valid-rmse:nan", metric names from XGBoost's ``eval_metric`` list: rmse, rmsle, mae, mape, logloss, mlogloss,
+    # the *-nloglik family): the model's predictions went non-finite
+    r"|\t[\w.]+-(?:r?mse|rmsle|mae|mape|m?logloss|[\w-]*nloglik[\w@.-]*):(?P<v>nan|[+-]?inf)\b"
 )
 # Megatron's grad-norm check, Lightning's ``detect_nan_parameters`` (``utilities/finite_checks.py``: "Detected nan
 # and/or inf values in `layer.weight`"), autograd's anomaly mode ("returned nan values in its 0th output"), and
@@ -939,6 +963,10 @@ _NAN_OUTPUT = lazy(
     # encountered in jit(train_step)"; numpy's harmless "RuntimeWarning: invalid value encountered in divide" prints no
     # value in parentheses
     r"|invalid value \((?:nan|inf)\) encountered in"
+    # PaddlePaddle's ``FLAGS_check_nan_inf=1`` (``paddle/phi/kernels/funcs/check_numerics_utils.h``): each op's outputs
+    # are checked and the first holding one raises "(PreconditionNotMet) There are NAN or INF (num_nan=1856, num_inf=0,
+    # num_zero=0) in [device=cpu, op=matmul, tensor=, dtype=fp32]."
+    r"|There are NAN or INF \(num_nan=\d+, num_inf=\d+"
 )
 # apex/DeepSpeed "OVERFLOW! ... reducing to N", Megatron/apex "Gradient overflow. Skipping step, loss scaler 0 reducing
 # loss scale to N", fairseq's ``DynamicLossScaler`` (``fairseq/optim/fp16_optimizer.py``: "| WARNING: overflow
@@ -1015,6 +1043,7 @@ GATE_WORDS: tuple[str, ...] = (
     "Termination caught in main thread",
     "terminated with the following error",
     "Terminating with signal",
+    "Container rank ",  # PaddlePaddle's launcher's report of a failed worker (``_PADDLE_CONTAINER``)
     "ECC",
     "AER:",
     "NVRM",
@@ -1416,6 +1445,8 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
     if "detected by the operating system" in text and (m := _PADDLE_SIGNAL.search(text)):
         if sig := tables.PADDLE_SIGNAL_WORDS.get(m["word"]):
             _exit(ev, out, None, "paddle", signal=sig, detail=m["word"])
+    if "Container rank " in text and (m := _PADDLE_CONTAINER.search(text)) and (code := _code(m["code"])):
+        _exit(ev, out, code, "paddle_launch", detail=f"container {m['idx']} (local rank) {m['status']}")
     if "received by PID" in text and "***" in text and (m := _GLOG_SIGNAL.search(text)):
         _exit(ev, out, None, "glog", signal=m["name"], proc=plausible.pid(m["pid"]))
     elif "received at time=" in text and (m := _ABSL_SIGNAL.search(text)):

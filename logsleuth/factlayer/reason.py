@@ -44,6 +44,7 @@ from .kinds import (
     SharedGpu,
     SignalFact,
     StallMismatch,
+    WorkRetried,
 )
 
 # the frames that catch, report or throw rather than crash: libc/libpthread (signal trampolines, abort), the C++
@@ -1128,6 +1129,65 @@ def stopped_after_failure(facts: Sequence[Fact]) -> frozenset[int]:
         elif path in failed and _stop_report(f):
             out.add(id(f.event))
     return frozenset(out)
+
+
+# gloo's own exceptions (``gloo/common/error.h``): ``gloo::IoException`` (a socket read or write to a peer failed: the
+# peer closed or reset the connection) and ``gloo::TimeoutException`` (a pair waited for its peer past the context's
+# timeout, ``gloo/transport/tcp/pair.cc``). Both say the *peer* went away or stopped answering. A framework that calls
+# gloo from C++ without turning them into a Python error (PaddlePaddle's CPU all_reduce in the backward pass, Horovod's
+# gloo controller thread) lets one escape: libstdc++ prints "terminate called after throwing an instance of
+# 'gloo::TimeoutException'" and the process aborts, and its own signal handler reports the SIGABRT.
+GLOO_PEER_EXCEPTIONS = frozenset({"gloo::IoException", "gloo::TimeoutException"})
+# how far below the "terminate called" line the aborting process's own handler reports the SIGABRT: Paddle's handler
+# prints its C++ traceback (a few frames) and the error summary box first (12-14 lines in the runs of wave BL)
+ABORT_REPORT_LINES = 40
+
+
+def peer_loss_aborts(facts: Sequence[Fact]) -> frozenset[int]:
+    """``id()`` of the events of an uncaught gloo peer exception (``GLOO_PEER_EXCEPTIONS``, printed by libstdc++'s
+    terminate handler) and of the SIGABRT that the same process's own handler (glog, Paddle, faulthandler, abseil)
+    reports within ``ABORT_REPORT_LINES`` lines below it in the same file: that abort is the collateral of a peer's
+    death or stall, a symptom like a "Connection reset by peer" traceback, not a native crash of its own. The peer's
+    own end (a SIGKILL a launcher reported, its exception) is then the cause. ``facts`` in job order."""
+    out: set[int] = set()
+    thrown: dict[str, int] = {}  # path -> line of its last uncaught gloo peer exception
+    for f in facts:
+        e = f.event
+        if isinstance(f, ExceptionFact) and f.type in GLOO_PEER_EXCEPTIONS and e.text.startswith("terminate called"):
+            thrown[e.path] = e.line
+            out.add(id(e))
+        elif (
+            isinstance(f, ProcessExit)
+            and f.signal == "SIGABRT"
+            and f.reporter in _OWN_HANDLERS
+            and 0 < e.line - thrown.get(e.path, -ABORT_REPORT_LINES - 1) <= ABORT_REPORT_LINES
+        ):
+            out.add(id(e))
+    return frozenset(out)
+
+
+# retry reports whose own log record carries the error they retried on its next lines (``WorkRetried.by``), and how
+# many lines such a record takes: XGBoost's tracker fallback warning prints the bind error's text and libxgboost's
+# stack (about a dozen lines) under it
+FALLBACK_RECORDS = frozenset({"xgboost_tracker"})
+FALLBACK_RECORD_LINES = 16
+
+
+def fallback_records(facts: Sequence[Fact]) -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line ranges of log records that report a failure already handled by falling back (XGBoost's tracker
+    binding the next address after "Address already in use"): the error text inside such a record is the handled
+    attempt, not a failure of the job. ``facts`` in job order."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for f in facts:
+        if isinstance(f, WorkRetried) and f.by in FALLBACK_RECORDS:
+            e = f.event
+            out.setdefault(e.path, []).append((e.line, e.end_line + FALLBACK_RECORD_LINES))
+    return out
+
+
+def in_records(ev: Event, records: dict[str, list[tuple[int, int]]]) -> bool:
+    """``ev`` lies inside one of ``records`` (``fallback_records``)."""
+    return any(lo <= ev.line <= hi for lo, hi in records.get(ev.path, ()))
 
 
 def _stop_report(f: Fact) -> bool:

@@ -114,6 +114,13 @@ _RUNTIME_TIME = regex.compile(
     r"(?:(?:stdout|stderr) [FP] )?"
 )
 _KUBECTL = regex.compile(r"\[pod/(?P<host>[\w.-]+)/[\w.-]+\] ")
+# a logger named first, then its level and time: PaddlePaddle's launcher (``paddle/distributed/launch/context/
+# __init__.py`` ``get_logger``: ``logging.Formatter(fmt='%(name)s %(levelname)s %(asctime)s %(message)s')``, logger
+# "LAUNCH"): "LAUNCH INFO 2026-12-02 15:10:35,843 Terminating with signal 15". Only the time is taken; the line's text
+# is left as printed.
+_NAME_LEVEL_TIME = regex.compile(
+    r"[A-Z][A-Za-z0-9_.]{0,31} (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<date>\d{4}-\d\d-\d\d) (?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?) "
+)
 
 # structlog's ``ConsoleRenderer`` (Apache Airflow 3's task and ``airflow dags test`` output; many services): "<time>
 # [info     ] <event, padded to 30> [<logger>] key=value ...", the level left-justified in brackets, the logger's name
@@ -170,6 +177,8 @@ def strip(text: str) -> tuple[Prefix, str]:
         if (mon := _MONTHS.get(m["mon"])) is not None:
             pre.time = timestamps.full(f"{m['year']}-{mon:02d}-{int(m['day']):02d}", m["clock"])
         body = body[m.end() :]
+    elif c.isupper() and " 20" in body[:44] and (m := _NAME_LEVEL_TIME.match(body)):
+        collected_at = collected_at or timestamps.full(m["date"], m["clock"])
     elif c.isalpha() and "/" in body[1:66] and (m := _TORCHX.match(body)):
         pre.host = m["host"]
         body = body[m.end() :]
