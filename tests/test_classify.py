@@ -168,8 +168,6 @@ def test_decisive_line_deleted_model_still_names_the_cause(clf, rules, tmp_path:
 KNOWN_FLAGGED = {
     # a Flower client SIGKILLed mid-federation, which went on without it; the shell reports the kill only at the end
     "logs/run-wavean-c-fed-typing-healthy-fedprox-dropout/job.log",
-    # a second SuperLink failed to bind its port (Errno 98) while the run used the one already listening there
-    "logs/run-wavean-c-deploy-typing-second-link/job.log",
     # wave AP: a Dask worker from another environment fails to unpickle its tasks and leaves while the client goes on
     # with the other worker; its errors and the driver's progress share one second, so nothing shows the job went on
     "logs/run-waveap-a-hosts-stockout-team-env",
