@@ -38,8 +38,9 @@ EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*
 _EPOCH = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)")
 # XGBoost's evaluation log (``xgboost/callback.py`` ``EvaluationMonitor``: "[100]\ttrain-logloss:0.38773\tvalid-auc:
 # 0.88282", the boosting round in brackets, then tab-separated "<data>-<metric>:<value>"; its native logger puts its
-# clock first, "[15:22:55] [100]\t..."): the round is the step
-_XGB_ROUND = r"|(?:^|\] )\[(\d+)\]\t[\w.]+-[\w@.-]+:[-+\d.]"
+# clock first, "[15:22:55] [100]\t..."): the round is the step. One "<data>-<metric>:" pair, as re and RE2 both read it:
+_EVAL_PAIR = r"[\w.]+-[\w@.-]+:"
+_XGB_ROUND = r"|(?:^|\] )\[(\d+)\]\t" + _EVAL_PAIR + r"[-+\d.]"
 _STEP = regex.compile(
     r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)"
     r"|\bepoch(?:\(\w+\))?:?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\]" + _XGB_ROUND + ")"
@@ -54,10 +55,10 @@ _METRIC = regex.compile(
     r"(?i)(?:\b|(?<=_))(?:loss|lr|learning[_ ]rate|grad[_ ]norm|it/s|s/it|elapsed|tokens|samples|throughput|r?mse|mae"
     r"|tflops|mfu|ppl|perplexity|accuracy|acc|rewards?)(?:\b|(?=_))|_return_|\breturn_mean\b"
     # an evaluation log's own metrics (``_XGB_ROUND``: "train-logloss:0.38773")
-    r"|\t[\w.]+-[\w@.-]+:[-+\d.]"
+    r"|\t" + _EVAL_PAIR + r"[-+\d.]"
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
-GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[", r"\[\d+\]\t[\w.]+-[\w@.-]+:")
+GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[", r"\[\d+\]\t" + _EVAL_PAIR)
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also
@@ -186,8 +187,8 @@ class ProgressTracker:
         Returns:
             ``progress_counter(ev.text)`` when this call computed it (an info/debug/warning line of one rank, or a
             rank-less one holding a step/iteration/epoch word or an evaluation log's "[round]\t", counted in ``unranked``
-            by its pid), so the caller need
-            not parse the line again (``numeric_tail.NumericTail.add``); else ``NOT_COUNTED``.
+            by its pid), so the caller need not parse the line again (``numeric_tail.NumericTail.add``); else
+            ``NOT_COUNTED``.
         """
         when = when or ev.time
         if not self.deduplicated and (

@@ -248,7 +248,7 @@ def _caught_again(evidence: JobEvidence, first: Event) -> list[Event]:
     # occurred:"): a caught ``URLError`` raised while handling a ``ConnectionRefusedError`` is one report of one failure
     out: dict[int, Event] = {}
     for e in (first, *repeats):
-        for c in exception_chain(evidence.facts, e) or ():
+        for c in exception_chain(evidence.facts, e):
             out.setdefault(id(c.event), c.event)
         out.setdefault(id(e), e)
     # ... and the log record each report belongs to (``logger.exception``'s message line right above its traceback)
