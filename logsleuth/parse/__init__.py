@@ -9,6 +9,7 @@ traces (``jvm``) and the elastic ``ChildFailedError`` summary entries become sin
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from typing import Any
 
 import regex
@@ -16,7 +17,7 @@ import regex
 from .. import plausible
 from ..jobfiles import PathFacts
 from ..types import Event
-from . import deepspeed, jvm, learned_prefix, nccl, prefix, pylog, ray, torch, vllm
+from . import deepspeed, jvm, learned_prefix, nccl, prefix, pylog, ray, timestamps, torch, vllm
 from .elastic import SummaryBlock
 from .masking import MAX_SHAPES, mask, shape_of
 from .record import Recognised
@@ -223,6 +224,7 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
     quoted: set[tuple] = set()  # streams whose open warning has quoted a traceback already
     summary = SummaryBlock()
     strip = prefix.strip
+    dated: datetime | None = None  # the file's last dated prefix time: it dates a clock printed without a date
     # JVM stacks per stream: a throwable's line held until the next line shows a frame (``jvm_held``), then the stack
     # being collected (``jvm_open``); ``last_level``: the line number and level of the stream's last plain record
     jvm_held: dict[tuple, tuple[jvm.JvmStack, prefix.Prefix, str]] = {}
@@ -358,6 +360,11 @@ def parse(lines: Iterable[tuple[int, str]], path: str = "-", defaults: PathFacts
                 yield finish_tb(key)
             continue
         pre, body = strip(text)
+        if pre.time is not None:
+            if pre.time.year != timestamps.YEARLESS:
+                dated = pre.time
+        elif pre.clock is not None and dated is not None:
+            pre.time = timestamps.on_day_of(dated, pre.clock)
         if pre.collector:
             # a log collector's prefix (docker compose, syslog, ``kubectl logs --prefix``) is the store's, not the
             # job's: the event's text starts after it (facts and rules read the line as the job printed it)

@@ -25,7 +25,10 @@ _RANK = regex.compile(r"\[rank(?P<rank>\d+)\](?::\s?|\s(?=\S))")
 # a bare wall clock in front of a rank tag: python logging with ``datefmt="%H:%M:%S"`` and a ``[rank%d]`` field, e.g.
 # "01:47:48 [rank1] step 42 loss 0.0172". The clock has no date, so it is dropped (the event takes its file's last
 # dated time); only taken when a rank tag follows, so a number at the start of a message is never read as a clock.
-_CLOCK_RANK = regex.compile(r"\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[rank\d+\])")
+_CLOCK_RANK = regex.compile(r"(?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?) (?=\[rank\d+\])")
+# dmlc-core's LOG prefix, which XGBoost prints on its tracker and evaluation lines: "[15:22:53] [20]\ttrain-logloss:..."
+# (dmlc-core include/dmlc/logging.h ``DateLogger::HumanDate``, "%H:%M:%S"); the text is kept, only the clock is read
+_BRACKET_CLOCK = regex.compile(r"\[(?P<clock>[0-2]\d:[0-5]\d:[0-6]\d)\] ")
 # torchrun --tee/--redirects prefix "[{role_name}{local_rank}]:" e.g. "[default3]:"; "[3]:" when the role name is
 # empty (TorchX's ``dist.ddp`` component runs torchrun with ``--role ""``), then only with text after it on the line:
 # torchelastic's failure summary heads each entry with a bare "[0]:" line ("Root Cause (first observed failure):")
@@ -150,6 +153,8 @@ class Prefix:
     repeated: int = 1
     level: str | None = None  # the level a logger's prefix states (structlog's "[error    ]"), else None
     collector: int = 0  # length of a log collector's prefix at the start of the line (``_collector``), else 0
+    # a wall clock with no date ("15:22:53"), kept for the parser to date from the file's last dated line
+    clock: str | None = None
 
 
 def strip(text: str) -> tuple[Prefix, str]:
@@ -254,11 +259,14 @@ def strip(text: str) -> tuple[Prefix, str]:
                 continue
             m = _CLOCK_RANK.match(body)
             if m and pre.rank is None:
+                pre.clock = m["clock"]
                 body = body[m.end() :]
                 continue
         break
     if pre.time is None:
         pre.time = collected_at
+        if pre.time is None and body[3:4] == ":" and body[:1] == "[" and (m := _BRACKET_CLOCK.match(body)):
+            pre.clock = m["clock"]
     if body.endswith("]") and "repeated" in body:
         m = REPEATED.search(body)
         if m:

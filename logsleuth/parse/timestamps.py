@@ -6,7 +6,7 @@ still order within a job; reports print them as ``--MM-DDTHH:MM:SS``.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 YEARLESS = 1900
 
@@ -26,6 +26,22 @@ def yearless(month: str, day: str, clock: str) -> datetime | None:
         return datetime(YEARLESS, int(month), int(day), *_clock(clock))
     except ValueError:
         return None
+
+
+def on_day_of(anchor: datetime, clock: str) -> datetime | None:
+    """A date-less wall clock (``15:22:53``) dated from ``anchor``, the last dated time before it in the same file.
+
+    The clock's day is ``anchor``'s, or the next day when the clock reads more than 12 hours before it (the log went
+    past midnight). None when the clock is out of range.
+    """
+    try:
+        h, m, s, micro = _clock(clock)
+        t = anchor.replace(hour=h, minute=m, second=s, microsecond=micro, tzinfo=None)
+    except ValueError:
+        return None
+    if (anchor.replace(tzinfo=None) - t).total_seconds() > 12 * 3600:
+        t += timedelta(days=1)
+    return t.replace(tzinfo=anchor.tzinfo)
 
 
 def one_clock(a: datetime | None, b: datetime | None) -> tuple[datetime, datetime] | None:
