@@ -19,8 +19,10 @@ NOTES = {
                  "global step 120, a real SIGSEGV; Lightning's launcher on gpu-a02 reports it. evidence: '[rank: 1] "
                  "Child process with PID 14809 terminated with code -11. Forcefully terminating all other processes "
                  "to avoid zombies'",
-    "rank-abort": f"native_crash: {W}, 12 epochs; a step hook on rank 1 calls os.abort() at global step 110 "
-                  "(SIGABRT). evidence: 'Child process with PID ... terminated with code -6'",
+    "rank-abort": f"native_crash: {W}, 12 epochs; a step hook on rank 1 (gpu-a01's second process) calls os.abort() "
+                  "at global step 110 (SIGABRT). Nothing in the log names the abort (gpu-a01's launching process died "
+                  "of its own gloo error before reporting its child): the other ranks' gloo reads fail. evidence: "
+                  "'Connection closed by peer [10.71.0.11]', 'job exited with 1'",
     "huge-lr": f"training_divergence: {W}, --lr 1e4: the loss explodes to ~1e33 and validation MAE to ~5e16, but stays "
                "finite, so nothing raises and the job exits 0 with a useless model. evidence: 'epoch 3 step 320 "
                "train_mse 2711039477918421208163154810372096.0000', 'epoch 3 val_mae 48172318832197632.0000', 'job "
