@@ -39,6 +39,8 @@ from .types import SEVERITY_RANK, Diagnosis, Event, Fix, Hypothesis, Match
 ABSTAIN_BELOW = 0.5
 SYMPTOM_ONLY_FACTOR = 0.7
 COLLATERAL = frozenset({"peer_process_died", "collective_timeout", "job_preempted"})
+# causes that say the job was stopped from outside (a signal to the launcher), not why a process died
+OUTSIDE_STOPS = frozenset({"job_preempted", "terminal_hangup"})
 GENERIC_PRIORITY = 20
 _WAITERS = frozenset(
     {"collective_timeout", "collective_mismatch", "rendezvous_timeout", "peer_process_died"}
@@ -247,8 +249,24 @@ def diagnose(
     causes = [m for m in kept if m.role == "cause"]
     # a fallback cause (rule ``fallback: true``: what an unexplained fact usually means) yields to any specific cause
     # in the job, wherever it is: an abort after "CUDA error: illegal memory access" is that CUDA error
-    if any(not rules.by_id[m.rule_id].spec.fallback and m.priority > GENERIC_PRIORITY for m in causes):
-        causes = [m for m in causes if not rules.by_id[m.rule_id].spec.fallback]
+    fallbacks = [m for m in causes if rules.by_id[m.rule_id].spec.fallback]
+    first_death = min((order(m.event) for m in fallbacks), default=None)
+
+    def _overrides(m: Match) -> bool:
+        """A specific cause that sets the fallbacks aside: not one that stopped the job from outside after a process
+        had already died (the scheduler or a supervisor ending what was left of the job, as srun does once one task
+        is killed)."""
+        if rules.by_id[m.rule_id].spec.fallback or m.priority <= GENERIC_PRIORITY:
+            return False
+        if first_death is None:
+            return True
+        return not (m.root_cause in OUTSIDE_STOPS and order(m.event) > first_death)
+
+    if first_death is not None:
+        # a ``tail_lines`` rule reads "the log stops here, waiting"; a process killed after that line ended it instead
+        causes = [m for m in causes if rules.by_id[m.rule_id].spec.tail_lines is None or order(m.event) > first_death]
+    if any(_overrides(m) for m in causes):
+        causes = [m for m in causes if _overrides(m) or not rules.by_id[m.rule_id].spec.fallback]
     elif any(_signal_known(m) for m in causes if rules.by_id[m.rule_id].spec.fallback):
         causes = [m for m in causes if not rules.by_id[m.rule_id].spec.fallback or _signal_known(m)]
     symptoms_all = [m for m in kept if m.role == "symptom"]

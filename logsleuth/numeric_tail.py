@@ -47,14 +47,20 @@ if TYPE_CHECKING:
 # "loss 2.47", "lm loss: 2.382640E+00", "'loss': nan", "'loss': '7.297'" (HF >= 4.5x quotes its values),
 # "loss=tensor(inf)", "train_loss: 0.31" (the last one printed
 # on the line counts: interleaved output may put two ranks' lines on one)
+# Also the objective under a split's name, as Lightning's ``self.log("train_loss")``/``"train_mse"`` and Keras/HF
+# metrics print it ("train_loss 0.31", "val_mse: 4.2", "train_nll=1.9"); never an auxiliary term ("kl_loss",
+# "aux_loss": a KL penalty grows by design).
 _LOSS = regex.compile(
-    r"(?i)\bloss\b[\"']?\s*[:=]?\s*[\"']?(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
+    r"(?i)(?:\bloss\b|(?<![\w-])(?:train|training|val|valid|eval)_(?:loss|mse|rmse|nll)\b)[\"']?\s*[:=]?\s*[\"']?"
+    r"(?:tensor\()?(?P<v>[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])"
 )
+_LOSS_WORDS = ("loss", "_mse", "_rmse", "_nll")
 
 
 def _loss_spans(text: str) -> list[tuple[int, int]] | None:
-    # None when the line has no "loss" word; else the spans of the loss values it prints (``_LOSS`` is digit-blind)
-    if "loss" not in text.lower():
+    # None when the line has no loss word; else the spans of the loss values it prints (``_LOSS`` is digit-blind)
+    low = text.lower()
+    if not any(w in low for w in _LOSS_WORDS):
         return None
     return [m.span("v") for m in _LOSS.finditer(text)]
 
@@ -70,6 +76,14 @@ WINDOW = 5
 MIN_LOSSES = 20
 EXPLODE_FACTOR = 100.0
 EXPLODE_EACH = 10.0
+# A short run that blew up at once (``_LossSeries.jumped``): at least ``JUMP_MIN_LOSSES`` losses, and the last
+# ``JUMP_LAST`` of them (every one after the first, when fewer) each ``JUMP_FACTOR`` times the first loss printed. A
+# model's first loss is at its natural scale (cross-entropy ~ln(vocab), an MSE ~ the target's variance) and training
+# lowers it; 10,000 times above it is a learning rate the optimiser cannot take (on the corpus of 4073 logs this fires
+# only on diverged runs).
+JUMP_MIN_LOSSES = 4
+JUMP_LAST = 3
+JUMP_FACTOR = 1e4
 MAX_SERIES = 1024  # (file, rank) loss series tracked for ``exploded``
 
 
@@ -82,9 +96,18 @@ class _LossSeries:
     count: int = 0
     floor: float = math.inf
     high_since: Event | None = None
+    first: float | None = None
+    jump_since: Event | None = None  # first line of the current run of losses ``JUMP_FACTOR`` times the first
 
     def add(self, value: float, ev: Event) -> None:
         self.count += 1
+        if self.first is None:
+            self.first = value
+        elif self.first > 0 and value >= JUMP_FACTOR * self.first:
+            if self.jump_since is None:
+                self.jump_since = ev
+        else:
+            self.jump_since = None
         self.last.append(value)
         if len(self.last) == WINDOW:
             self.floor = min(self.floor, _median(self.last))
@@ -103,6 +126,17 @@ class _LossSeries:
             and _median(self.last) >= EXPLODE_FACTOR * self.floor
             and min(self.last) >= EXPLODE_EACH * self.floor
         )
+
+    def jumped(self) -> bool:
+        """Every one of the last ``JUMP_LAST`` losses (of at least ``JUMP_MIN_LOSSES``) is ``JUMP_FACTOR`` times the
+        first (``jump_since`` is set only while each loss since it is that high)."""
+        if self.count < JUMP_MIN_LOSSES or self.jump_since is None or not self.first or self.first <= 0:
+            return False
+        tail = list(self.last)[-min(JUMP_LAST, self.count - 1) :]
+        return all(v >= JUMP_FACTOR * self.first for v in tail)
+
+    def blown(self) -> bool:
+        return self.exploded() or self.jumped()
 
 
 @dataclass(frozen=True)
@@ -191,12 +225,22 @@ class NumericTail:
         """The ranks whose finite loss exploded (see the module doc), when every rank with ``MIN_LOSSES`` losses did
         (ranks of one data-parallel job share the weights; one series of many that took off is not the job's)."""
         long = [s for s in self.series.values() if s.count >= MIN_LOSSES]
-        if not long or not all(s.exploded() for s in long):
+        if long:
+            if not all(s.exploded() for s in long):
+                return ()
+            return tuple(
+                LossExplosion(s.high_since, s.floor, _median(s.last), rank)
+                for (_, rank), s in self.series.items()
+                if s.count >= MIN_LOSSES and s.high_since is not None
+            )
+        # only short series: each that printed enough losses blew up from its first (``_LossSeries.jumped``)
+        short = [s for s in self.series.values() if s.count >= JUMP_MIN_LOSSES]
+        if not short or not all(s.jumped() for s in short):
             return ()
         return tuple(
-            LossExplosion(s.high_since, s.floor, _median(s.last), rank)
+            LossExplosion(s.jump_since, s.first, _median(s.last), rank)
             for (_, rank), s in self.series.items()
-            if s.count >= MIN_LOSSES and s.high_since is not None
+            if s.count >= JUMP_MIN_LOSSES and s.jump_since is not None and s.first
         )
 
 
@@ -235,8 +279,8 @@ def loss_exploded(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     ranks = sorted({x.rank for x in evidence.loss_explosion if x.rank is not None})
     who = f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}" if ranks else "the run"
     message = (
-        f"The loss of {who} fell to about {_num(worst.floor)} and then climbed to about {_num(worst.final)} "
-        f"({worst.final / worst.floor:.0f}x) by the last steps: the run diverged without reaching NaN/Inf."
+        f"The loss of {who} was down to about {_num(worst.floor)} and then climbed to about {_num(worst.final)} "
+        f"({_num(worst.final / worst.floor)}x) by the last steps: the run diverged without reaching NaN/Inf."
     )
     first = min((x.event for x in evidence.loss_explosion), key=lambda e: (e.path, e.line))
     ev = Match(EXPLODED_RULE_ID, "training_divergence", "cause", first, severity="high", confidence=EXPLODED_CONFIDENCE)

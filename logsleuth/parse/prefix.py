@@ -20,6 +20,12 @@ _TIME = regex.compile(
     # a bracketed time glued to the next tag: "[2026-11-28 07:27:07][rank0] epoch 1 step 10/600 ..."
     r"|(?<=\])(?=\[))"
 )
+# the US date Hugging Face's example scripts give python logging (``datefmt="%m/%d/%Y %H:%M:%S"`` in transformers'
+# and accelerate's ``examples/``, copied into most fine-tuning scripts): "12/03/2026 06:50:29 - INFO - __main__ - msg".
+# Read month first; a first field above 12 can only be a day ("%d/%m/%Y", the European spelling).
+_US_TIME = regex.compile(
+    r"(?P<a>[0-2]\d|3[01])/(?P<b>[0-2]\d|3[01])/(?P<year>\d{4}),? (?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:\s*[-|:]\s+|\s+|$)"
+)
 # torch >= 2.2 prefixes every line of a rank's output with [rankN]: (c10d logging and tee'd stdio)
 _RANK = regex.compile(r"\[rank(?P<rank>\d+)\](?::\s?|\s(?=\S))")
 # a bare wall clock in front of a rank tag: python logging with ``datefmt="%H:%M:%S"`` and a ``[rank%d]`` field, e.g.
@@ -257,6 +263,13 @@ def strip(text: str) -> tuple[Prefix, str]:
                 pre.time = timestamps.full(m["date"], m["clock"])
                 body = body[m.end() :]
                 continue
+            if body[2:3] == "/" and body[5:6] == "/" and (m := _US_TIME.match(body)):
+                a, b = int(m["a"]), int(m["b"])
+                month, day = (a, b) if a <= 12 else (b, a)
+                pre.time = timestamps.full(f"{m['year']}-{month:02d}-{day:02d}", m["clock"])
+                if pre.time is not None:
+                    body = body[m.end() :]
+                    continue
             m = _CLOCK_RANK.match(body)
             if m and pre.rank is None:
                 pre.clock = m["clock"]
