@@ -130,13 +130,10 @@ class _LossSeries:
     def jumped(self) -> bool:
         """Every one of the last ``JUMP_LAST`` losses (of at least ``JUMP_MIN_LOSSES``) is ``JUMP_FACTOR`` times the
         first (``jump_since`` is set only while each loss since it is that high)."""
-        if self.count < JUMP_MIN_LOSSES or self.jump_since is None or not self.first or self.first <= 0:
+        if self.count < JUMP_MIN_LOSSES or self.jump_since is None or self.first is None:  # jump_since: first > 0
             return False
         tail = list(self.last)[-min(JUMP_LAST, self.count - 1) :]
         return all(v >= JUMP_FACTOR * self.first for v in tail)
-
-    def blown(self) -> bool:
-        return self.exploded() or self.jumped()
 
 
 @dataclass(frozen=True)
