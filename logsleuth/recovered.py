@@ -288,6 +288,7 @@ _RETRIED_BY = {
     "submitit_requeue": "submitit requeued the job, which resumed from its checkpoint",
     "rllib_actor": "RLlib put the restarted actor back into service",
     "metaflow_retry": "Metaflow ran the failed task again (@retry)",
+    "ray_tune_restore": "Ray Tune restored the failed trial from its checkpoint",
 }
 # progress lines enough after the retry when the job's own completion report (``RunFinished``) follows them: a retry
 # late in the run leaves only its last steps, and the job saying it finished stands for the rest

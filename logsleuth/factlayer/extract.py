@@ -698,7 +698,7 @@ _IRIS_PREEMPTED = lazy(r"\b(?:JOB|TASK)_STATE_KILLED: Preempted by \S+")
 # ``fairseq_cli/train.py`` ("done training in 1234.5 seconds").
 _FINISHED = lazy(
     r"(?P<megatron>\[after training is done\])"
-    r"|(?P<transformers>\bTraining completed\b)"
+    r"|(?P<transformers>\bTraining completed\b(?! after \d+ iterations))"
     r"|(?P<lightning>`Trainer\.fit` stopped: `max_(?:epochs|steps)=[^`]*` reached)"
     r"|(?P<fairseq>\bdone training in [\d.]+ seconds)"
     # torchelastic's agent once every local worker exited 0 (``torch/distributed/elastic/agent/server/api.py``
@@ -710,7 +710,7 @@ _FINISHED = lazy(
     # finished" and "training done: 0 steps because ..." read no differently from the library lines above
     # (or after python logging's " - " separator: Hydra's "[time][module][INFO] - training complete", the common
     # "%(asctime)s - %(name)s - %(levelname)s - %(message)s")
-    r"|(?P<script>(?:^|\]\s*|:\s+|\s-\s+)[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)))"
+    r"|(?P<script>(?:^|\]\s*|:\s+|\s-\s+)[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)| iteration \d))"
     # Dask distributed's scheduler when the job's client (the driver) closes its connection (``distributed/
     # scheduler.py`` ``remove_client``: "Close client connection: Client-7ed0ca1c-..."): the driver's work is over
     # (done, or failed before, which its own error then says), and the scheduler and workers, services that run until
@@ -764,8 +764,12 @@ _FINISHED = lazy(
     # output.py`` ``_get_overall_trial_progress_str``: "Trial status: 4 TERMINATED", one count per state joined by
     # " | ", so a trial still PENDING or RUNNING, or one in ERROR after its retries, adds its own count), and the older
     # reporter's "Number of trials: 4/4 (4 TERMINATED)" (``ray/tune/progress_reporter.py``). A trial stopped early by a
-    # scheduler (ASHA) is TERMINATED too: it ended as the search meant it to.
-    r"|(?P<ray_tune>^Trial status: \d+ TERMINATED\s*$|\bNumber of trials: (?P<tune_n>\d+)/(?P=tune_n) \((?P=tune_n) TERMINATED\))"
+    # scheduler (ASHA) is TERMINATED too: it ended as the search meant it to. Ray Train V1's trainer is one Tune trial
+    # whose reporter (``TrainReporter``, same file) calls it "Training": "Training completed after 4 iterations at
+    # 2026-12-03 09:56:59." when it ended TERMINATED ("Training errored after N iterations" when it failed for good);
+    # its per-iteration "Training finished iteration 2 at ..." is no finish (the script alternative skips it).
+    r"|(?P<ray_tune>^Trial status: \d+ TERMINATED\s*$|\bNumber of trials: (?P<tune_n>\d+)/(?P=tune_n) \((?P=tune_n) TERMINATED\)"
+    r"|^Training completed after \d+ iterations at )"
     # Flower's ServerApp once its strategy ran every round (``flwr/serverapp/strategy/strategy.py`` ``Strategy.start``:
     # "Strategy execution finished in 41.63s"; the legacy ``flwr/server/server.py`` and ``server/workflow/
     # default_workflows.py``: "[SUMMARY]" then "Run finished 3 round(s) in 63.47s"). A round's failed client replies
@@ -817,6 +821,11 @@ _RETRIED = lazy(
     # instead. Error:" and the bind error's text - "Address already in use" and libxgboost's stack - on the record's
     # next lines); it starts the tracker on the next address, and raises only when none is left
     r"|(?P<xgboost_tracker>Failed to bind address '[^\n]*?', trying to use '[^\n]*?' instead)"
+    # Ray Tune restoring a trial from its last checkpoint, as it does after the trial failed under
+    # ``FailureConfig(max_failures)`` (Ray Train V1's trainer is a Tune trial; ``ray/tune/trainable/trainable.py``
+    # ``Trainable.restore``: "Restored on 10.0.0.1 from checkpoint: Checkpoint(filesystem=local, path=...)"); a trial
+    # that fails again after it ends with "Training errored after N iterations" and the run's error
+    r"|(?P<ray_tune_restore>\bRestored on \S+ from checkpoint: )"
 )
 _RETRIED_WORDS = (
     "retries remaining",
@@ -829,6 +838,7 @@ _RETRIED_WORDS = (
     "now-healthy actor",
     "Task is starting (retry)",
     "trying to use '",
+    "from checkpoint: ",
 )
 # --- a library saying the versions beside it do not fit ------------------------------------------------------------
 # torchao ``torchao/__init__.py``: "Skipping import of cpp extensions due to incompatible torch version 2.9.1+cu129 for
