@@ -32,8 +32,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
     ("log", "cause", "rule"),
     [
         # a trial actor SIGKILLed after its first checkpoint; Tune retried it (FailureConfig(max_failures=2)) and every
-        # trial ended TERMINATED (wavebi_c)
-        ("run-wavebi-c-tune-healthy-retry/job.log", "no_failure", "run-finished-after-failure"),
+        # trial ended TERMINATED (wavebi_c); since wave BO, Tune's "Restored on <ip> from checkpoint" is the retry report
+        ("run-wavebi-c-tune-healthy-retry/job.log", "no_failure", "retried-after-failure"),
         # stage 1's checkpoint save hit ENOSPC twice, freed an old checkpoint each time and saved; then both stages
         # said "training done" (wavebi_b)
         ("run-wavebi-b-pp-healthy-ckpt-prune/job.log", "no_failure", "run-finished-after-failure"),
