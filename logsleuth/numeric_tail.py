@@ -77,14 +77,11 @@ MIN_LOSSES = 20
 EXPLODE_FACTOR = 100.0
 EXPLODE_EACH = 10.0
 # A short run that blew up at once (``_LossSeries.jumped``): at least ``JUMP_MIN_LOSSES`` losses, and the last
-# ``JUMP_LAST`` of them (every one after the first, when fewer; at least the last ``JUMP_RUN``, when a log keeps few
-# lines: Ray folds a worker's repeated lines into "[repeated 35x across cluster]") each ``JUMP_FACTOR`` times the first
-# loss printed. A
-# model's first loss is at its natural scale (cross-entropy ~ln(vocab), an MSE ~ the target's variance) and training
+# ``JUMP_RUN`` of them in a row each ``JUMP_FACTOR`` times the first loss printed (two, not more: a log may keep few
+# lines, as Ray folds a worker's repeated lines into "[repeated 35x across cluster]"). A model's first loss is at its natural scale (cross-entropy ~ln(vocab), an MSE ~ the target's variance) and training
 # lowers it; 10,000 times above it is a learning rate the optimiser cannot take (on the corpus of 4073 logs this fires
 # only on diverged runs).
 JUMP_MIN_LOSSES = 4
-JUMP_LAST = 3
 JUMP_RUN = 2
 JUMP_FACTOR = 1e4
 MAX_SERIES = 1024  # (file, rank) loss series tracked for ``exploded``
@@ -134,15 +131,9 @@ class _LossSeries:
         )
 
     def jumped(self) -> bool:
-        """Every one of the last ``JUMP_LAST`` losses (of at least ``JUMP_MIN_LOSSES``), or at least the last
-        ``JUMP_RUN`` in a row, is ``JUMP_FACTOR`` times the first (``jump_since`` is set only while each loss since it
-        is that high)."""
-        if self.count < JUMP_MIN_LOSSES or self.jump_since is None or self.first is None:  # jump_since: first > 0
-            return False
-        tail = list(self.last)[-min(JUMP_LAST, self.count - 1) :]
-        if all(v >= JUMP_FACTOR * self.first for v in tail):
-            return True
-        return self.jump_run >= JUMP_RUN
+        """At least ``JUMP_MIN_LOSSES`` losses, the last ``JUMP_RUN`` of them in a row ``JUMP_FACTOR`` times the first
+        (``jump_run`` counts the losses since the last one below that)."""
+        return self.count >= JUMP_MIN_LOSSES and self.jump_run >= JUMP_RUN
 
 
 @dataclass(frozen=True)
