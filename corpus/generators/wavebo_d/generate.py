@@ -29,17 +29,18 @@ from harness import Scenario, Wave  # noqa: E402
 
 BIN = Path(sys.executable).parent
 NETNS = str(HERE / "netns.sh")
-JOB = Path("/tmp/wavebo-d-job/run")
+def pid_rank_of(job: Path):
+    """``Wave.rank_of`` for the job dir ``job``: a Ray Train worker writes its pid to ``pids/rank<N>.pid`` (Ray sets
+    RANK inside the running process, where /proc/<pid>/environ does not show it)."""
 
+    def rank_of(p: psutil.Process) -> int | None:
+        for f in (job / "pids").glob("rank*.pid"):
+            with contextlib.suppress(OSError, ValueError):
+                if int(f.read_text()) == p.pid:
+                    return int(f.stem[4:])
+        return None
 
-def rank_of(p: psutil.Process) -> int | None:
-    """Global rank of a Ray Train worker: the worker writes its pid to ``pids/rank<N>.pid`` (Ray sets RANK inside
-    the running process, where /proc/<pid>/environ does not show it)."""
-    for f in (JOB / "pids").glob("rank*.pid"):
-        with contextlib.suppress(OSError, ValueError):
-            if int(f.read_text()) == p.pid:
-                return int(f.stem[4:])
-    return None
+    return rank_of
 
 
 def is_runner(p: psutil.Process) -> bool:
@@ -65,9 +66,16 @@ def job_procs(job: Path) -> list[psutil.Process]:
 
 
 harness.job_procs = job_procs
-WAVE = Wave(tag="wavebo-d", here=HERE, split="heldout70", ecosystem="ray", bin=BIN, fragment="wave-bo-runs-d.csv",
-            project=HERE / "project", rank_of=rank_of, is_runner=is_runner, runner_recursive=True,
-            extra_env={"RAY_AUTH_MODE": "token"})
+
+
+def ray_wave(tag: str, here: Path, fragment: str, **env: str) -> Wave:
+    """This job's ``Wave`` for a generator in ``here`` (wave BO (f) runs the same job under other settings)."""
+    return Wave(tag=tag, here=here, split="heldout70", ecosystem="ray", bin=BIN, fragment=fragment,
+                project=HERE / "project", rank_of=pid_rank_of(Path(f"/tmp/{tag}-job/run")), is_runner=is_runner,
+                runner_recursive=True, extra_env={"RAY_AUTH_MODE": "token", **env})
+
+
+WAVE = ray_wave("wavebo-d", HERE, "wave-bo-runs-d.csv")
 
 
 def prep(n: int = 2, hook: str = "") -> str:

@@ -1,5 +1,5 @@
 """Generate wave BO (f)'s real runs (sealed batch ``heldout70``, ecosystem ``ray``): wave BO (d)'s job and workload
-(``../wavebo_d/project``, ``../wavebo_d/netns.sh``) under Ray Train's **V1** API (``RAY_TRAIN_V2_ENABLED=0``: the
+(``../wavebo_d/generate.py``'s ``ray_wave``, ``prep`` and ``job``; ``../wavebo_d/project``) under Ray Train's **V1** API (``RAY_TRAIN_V2_ENABLED=0``: the
 trainer runs as a Tune trial, with Tune's status tables and trial errors), which Ray 2.60 still ships. From d: a two-tower click-through
 recommender (``project/train.py``) trained with Ray Train 2.60's ``TorchTrainer`` (DDP over gloo, checkpoints to
 shared storage every epoch) on a **multi-node Ray cluster**: ``project/cluster.sh`` starts the Ray head on host
@@ -18,72 +18,21 @@ generated in the job's shared home before the run).
 """
 from __future__ import annotations
 
-import contextlib
+import importlib.util
 import sys
 from pathlib import Path
 
-import psutil
-
 HERE = Path(__file__).resolve().parent
-D = HERE.parent / "wavebo_d"
 sys.path.insert(0, str(HERE.parent))
 import harness  # noqa: E402
-from harness import Scenario, Wave  # noqa: E402
+from harness import Scenario  # noqa: E402
 
-BIN = Path(sys.executable).parent
-NETNS = str(D / "netns.sh")
-JOB = Path("/tmp/wavebo-f-job/run")
-
-
-def rank_of(p: psutil.Process) -> int | None:
-    """Global rank of a Ray Train worker: the worker writes its pid to ``pids/rank<N>.pid`` (Ray sets RANK inside
-    the running process, where /proc/<pid>/environ does not show it)."""
-    for f in (JOB / "pids").glob("rank*.pid"):
-        with contextlib.suppress(OSError, ValueError):
-            if int(f.read_text()) == p.pid:
-                return int(f.stem[4:])
-    return None
-
-
-def is_runner(p: psutil.Process) -> bool:
-    """The driver (``python train.py``), which a scheduler's or a terminal's signal reaches first."""
-    with contextlib.suppress(psutil.Error):
-        return len(p.cmdline()) > 1 and p.cmdline()[1] == "train.py"
-    return False
-
-
-_job_procs = harness.job_procs
-
-
-def job_procs(job: Path) -> list[psutil.Process]:
-    """The harness's job processes plus the Ray Train workers (their working directory is Ray's, not the job's)."""
-    found = _job_procs(job)
-    pids = {p.pid for p in found}
-    for f in (job / "pids").glob("rank*.pid"):
-        with contextlib.suppress(OSError, ValueError, psutil.Error):
-            pid = int(f.read_text())
-            if pid not in pids:
-                found.append(psutil.Process(pid))
-    return found
-
-
-harness.job_procs = job_procs
-WAVE = Wave(tag="wavebo-f", here=HERE, split="heldout70", ecosystem="ray", bin=BIN, fragment="wave-bo-runs-f.csv",
-            project=D / "project", rank_of=rank_of, is_runner=is_runner, runner_recursive=True,
-            extra_env={"RAY_AUTH_MODE": "token", "RAY_TRAIN_V2_ENABLED": "0"})
-
-
-def prep(n: int = 2, hook: str = "") -> str:
-    return f"{NETNS} up {n} && mkdir -p /tmp/ray && {{py}} make_data.py {hook} && {{bin}}/ray get-auth-token --generate"
-
-
-def job(args: str = "", n: int = 2, delay: float = 0, wait: int = 1, env: str = "") -> str:
-    inner = (f"hostname gpu-a17 && mount -t tmpfs -o size=2g tmpfs /tmp/ray && cd {{job}} && exec env {env} nice -n 5 "
-             f"bash cluster.sh {n} {delay} {wait} -- {args}")
-    return f"ip netns exec bonode0 unshare --uts --mount bash -c '{inner}'; echo \"job exited with $?\""
-
-
-DONE = r"Training finished[\s\S]*job exited with 0"
+_spec = importlib.util.spec_from_file_location("wavebo_d_generate", HERE.parent / "wavebo_d" / "generate.py")
+d = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(d)
+prep, job = d.prep, d.job
+WAVE = d.ray_wave("wavebo-f", HERE, "wave-bo-runs-f.csv", RAY_TRAIN_V2_ENABLED="0")
+DONE = d.DONE
 SCENARIOS = [
     Scenario("healthy-2nodes", "no_failure", job("--cpus-per-worker 0.5 --epochs 3"), DONE, prep=prep(), timeout=240),
     Scenario("healthy-retry", "no_failure", job("--cpus-per-worker 0.5 --epochs 4 --max-failures 2"), r"resumed from[\s\S]*" + DONE,
