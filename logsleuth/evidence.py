@@ -65,6 +65,8 @@ class JobEvidence:
         memory_growth: memory sizes a process printed that were still growing at its last print
             (``memory_trend.MemoryGrowth``).
         loss_explosion: ranks whose finite loss ended far above its floor (``numeric_tail.LossExplosion``).
+        bar_moved: when the job's tqdm progress bars last moved, at the latest (``bar_clock.BarMoved``), None when
+            it printed no bar or a bar's last frame has no timed line after it.
         year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
             file's mtime year; None (stdin with year-less clocks only) when neither is known.
     """
@@ -91,6 +93,7 @@ class JobEvidence:
     year: int | None = None
     memory_growth: tuple[Any, ...] = ()
     loss_explosion: tuple[Any, ...] = ()
+    bar_moved: Any = None
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

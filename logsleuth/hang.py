@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .bar_clock import BarMoved
 from .flight import FlightAnalysis
 from .progress import RankProgress, SilentFirst, last_progress_time, silent_first, typical_step_seconds
 from .taxonomy import title as taxonomy_title
@@ -42,6 +43,7 @@ WAITER_ROOTS = frozenset(
 QUIET_ROOTS = frozenset({"job_preempted", "terminal_hangup", "no_failure", "unknown", "silent_hang"})
 STALL_FACTOR = 10.0
 STALL_MIN_SECONDS = 10.0
+BAR_STALL_MIN_SECONDS = 60.0  # a stall read from tqdm bars (``bar_stall``): a save or an evaluation may print no bar
 FLIGHT_CONFIDENCE = 0.92
 FLIGHT_PARTIAL_CONFIDENCE = 0.85
 PROGRESS_CONFIDENCE = 0.6  # the culprit named from progress alone
@@ -85,6 +87,16 @@ def stall_facts(progress: dict[int, RankProgress], end: datetime | None) -> Stal
         return Stall(None, step, False)
     gap = (end - last).total_seconds()
     return Stall(round(gap, 3), step, gap >= max(STALL_FACTOR * (step or 0.0), STALL_MIN_SECONDS))
+
+
+def bar_stall(bars: BarMoved, end: datetime | None) -> Stall:
+    """``Stall`` from when the tqdm bars last moved (an upper bound: the gap is at least this long) and the job's end;
+    stalled from ``BAR_STALL_MIN_SECONDS``, as the bar's last frame may precede a long checkpoint save or evaluation
+    that prints no bar."""
+    if end is None or bars.time.year != end.year:
+        return Stall(None, bars.step_s, False)
+    gap = (end - bars.time).total_seconds()
+    return Stall(round(gap, 3), bars.step_s, gap >= max(STALL_FACTOR * (bars.step_s or 0.0), BAR_STALL_MIN_SECONDS))
 
 
 def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:
@@ -361,6 +373,7 @@ def decide(
     end: datetime | None,
     unheeded: Event | None = None,
     unranked: Sequence[RankProgress] = (),
+    bars: BarMoved | None = None,
 ) -> Diagnosis:
     """Return ``diag`` with the culprit named (``culprit`` field, ``first_failure``) and ``silent_hang`` decided.
 
@@ -385,6 +398,8 @@ def decide(
         # a stall (a Megatron iteration may take minutes)
         loose = stall_facts(dict(enumerate(unranked)), end)
         stall = loose if loose.step_s is not None else Stall(loose.gap_s, None, False)
+    if stall.gap_s is None and bars is not None:
+        stall = bar_stall(bars, end)
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
     ranks_info = dict(diag.ranks)

@@ -13,6 +13,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Protocol, overload, runtime_checkable
 
+from .bar_clock import BarClock
 from .collective_paths import ranks_in_different_collectives
 from .combine import combine, rule_decides
 from .diagnose import diagnose
@@ -123,6 +124,7 @@ class JobState:
     numbers: NumericTail = field(default_factory=NumericTail)  # did the loss end finite after any NaN/Inf
     memory: MemoryTrend = field(default_factory=MemoryTrend)  # memory sizes still growing when a process went quiet
     nccl_warns: NcclWarnsCarriedOn = field(default_factory=NcclWarnsCarriedOn)  # WARNs a process went on after
+    bars: BarClock = field(default_factory=BarClock)  # when the tqdm bars last moved (logs with untimed progress)
 
 
 @dataclass
@@ -183,6 +185,7 @@ def consume(events: Iterable[Event], rules: RuleSet, state: JobState) -> None:
         state.numbers.add(ev, facts, counter, shape)  # the progress line parsed once for both
         state.memory.add(ev, shape)
         state.nccl_warns.see(ev)
+        state.bars.add(ev)
         found = match_event(ev, facts)
         kept = bool(facts)
         if found:
@@ -586,6 +589,7 @@ def collect(
         year=year,
         memory_growth=state.memory.growing(),
         loss_explosion=state.numbers.exploded(),
+        bar_moved=state.bars.last_moved(lambda t: _normalise(t, year)),
     )
 
 
@@ -682,6 +686,7 @@ def decide(
         end=job_end(evidence),
         unheeded=unheeded_sigterm(evidence.facts),
         unranked=evidence.unranked_progress,
+        bars=evidence.bar_moved,
     )
     diag = ranks_in_different_collectives(evidence, diag)  # timeouts in different collectives: a mismatch
     diag = hung_after_finish(evidence, diag)  # finished training, then killed from outside: hung at shutdown

@@ -80,6 +80,24 @@ class Wave:
         return Path(f"/tmp/{self.tag}-job")
 
 
+def multinode_job(node: Callable[[int], str], n: int = 2, late: float = 1, only: tuple | None = None) -> str:
+    """Bash that starts ``node(i)`` (one host's launcher command) for each of ``n`` hosts in the background from one
+    job shell, node 0 first and ``late`` seconds before the next (1 s between the others), waits for them all and
+    prints ``job exited with N``: the first non-zero exit code in node order, else 0. ``only``: the nodes started
+    (a node that never comes up)."""
+    parts, waits = [], []
+    for i in range(n):
+        if only is not None and i not in only:
+            continue
+        parts.append(f"{node(i)} & p{i}=$!; sleep {late if i == 0 else 1}")
+        waits.append(f"wait $p{i}; r{i}=$?")
+    codes = [f"r{i}" for i in range(n) if only is None or i in only]
+    status = codes[-1]
+    for c in reversed(codes[:-1]):
+        status = f"{c} ? {c} : ({status})"
+    return "; ".join(parts + waits) + f"; (exit $(( {status} ))); echo \"job exited with $?\""
+
+
 def fill(cmd: str, wave: Wave, job: Path) -> str:
     for k, v in {"py": str(wave.bin / "python"), "bin": str(wave.bin), "job": str(job)}.items():
         cmd = cmd.replace("{" + k + "}", v)

@@ -21,7 +21,11 @@ _LINE = regex.compile(
     rf"|(?P<l5>{_LEVEL_WORDS})(?::| )\s*"
     # submitit's format (``submitit/core/logger.py``: "%(name)s %(levelname)s (%(asctime)s) - %(message)s"), the time
     # in the middle: "submitit WARNING (2026-11-30 07:20:11,555) - Caught signal SIGUSR2 on vm: ..."
-    rf"|(?P<name6>[\w.]+) (?P<l6>{_LEVEL_WORDS}) \((?P<d6>\d{{4}}-\d\d-\d\d) (?P<c6>\d\d:\d\d:\d\d(?:[.,]\d+)?)\) - )"
+    rf"|(?P<name6>[\w.]+) (?P<l6>{_LEVEL_WORDS}) \((?P<d6>\d{{4}}-\d\d-\d\d) (?P<c6>\d\d:\d\d:\d\d(?:[.,]\d+)?)\) - "
+    # Hugging Face's explicit format (``transformers/utils/logging.py`` ``enable_explicit_format``: "[%(levelname)s|
+    # %(filename)s:%(lineno)s] %(asctime)s >> %(message)s"), the Trainer's, TRL's and their examples' timed lines:
+    # "[INFO|trainer.py:4309] 2026-12-03 17:04:49,229 >> Saving model checkpoint to out/checkpoint-40"
+    rf"|\[(?P<l7>{_LEVEL_WORDS})\|(?P<name7>[\w.-]+):\d+\] (?P<d7>\d{{4}}-\d\d-\d\d) (?P<c7>\d\d:\d\d:\d\d(?:[.,]\d+)?) >> )"
 )
 _LEVELS = {"WARN": "warning", "CRITICAL": "fatal", "FATAL": "fatal"}
 # MindSpore's and Ascend CANN's own log header after "[LEVEL] ": "<MODULE>(<pid>,<tid or proc>,<proc>):<date>-<clock>.<ms>.<us>
@@ -85,12 +89,12 @@ def recognise(body: str) -> Recognised | None:
             level = _LEVELS.get(lvl.group(1), lvl.group(1).lower()) if lvl else infer_level(body)
             return Recognised("elastic", level)
         return None
-    word = m["l1"] or m["l2"] or m["l3"] or m["l4"] or m["l5"] or m["l6"]
+    word = m["l1"] or m["l2"] or m["l3"] or m["l4"] or m["l5"] or m["l6"] or m["l7"]
     level = _LEVELS.get(word, word.lower())
     name = m["name"] or m["name2"] or m["name3"] or m["name6"]
-    if m["l6"]:
+    if m["l6"] or m["l7"]:
         rec = Recognised(_source_for(name), level, start=m.end())
-        rec.time = timestamps.full(m["d6"], m["c6"])
+        rec.time = timestamps.full(m["d6"] or m["d7"], m["c6"] or m["c7"])
         return rec
     if m["l3"] and (me := _ME_HEADER.match(body, m.end())):
         rec = Recognised("trainer", level, start=me.end(), pid=int(me["pid"]))

@@ -12,7 +12,8 @@ Per block of bytes (``read.LineGate``):
   ``\\w``/case rules differ from Python's) are parsed when the patterns' literal factors occur in them; without
   Hyperscan the literals decide for every line.
 - *tap* (one RE2 search): lines stating a world size (``facts.find_world_size``) are read on the spot, whether parsed
-  or not (the largest wins: no line needs parsing for it).
+  or not (the largest wins: no line needs parsing for it); of tqdm's progress frames only each block's last ones are
+  parsed (``_tap_bars``: what ``bar_clock`` needs).
 
 ``tests/test_gate.py`` checks over the whole corpus that gated and full analyses agree.
 """
@@ -24,6 +25,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import plausible
+from ..bar_clock import TAP as BAR_TAP
 from ..factlayer import GATE as FACT_LAYER_GATE
 from ..factlayer.reason import COLL_CALL_WORDS
 from ..facts import GATE as FACTS_GATE
@@ -343,9 +345,11 @@ _NRANKS_GROUP = 2  # ``\bnranks (\d+)``'s group in ``_WORLD_BLOCK``
 
 
 def _tap(block: bytes, seen: Any) -> list[int]:
-    """The lines of ``block`` that facts read on the raw block still want parsed: world sizes (``_tap_world_size``)
-    and NCCL's COLL trace (``CollTrace.tap``; without a ``GateView.colls`` every call line is parsed, as before)."""
+    """The lines of ``block`` that facts read on the raw block still want parsed: world sizes (``_tap_world_size``),
+    NCCL's COLL trace (``CollTrace.tap``; without a ``GateView.colls`` every call line is parsed, as before) and each
+    tqdm bar's last frame (``_tap_bars``)."""
     keep = _tap_world_size(block, seen)
+    keep += _tap_bars(block)
     if b"via P2P/" in block:
         keep += _tap_p2p_channels(block, seen)
     colls = seen.colls if isinstance(seen, GateView) else None
@@ -354,6 +358,36 @@ def _tap(block: bytes, seen: Any) -> list[int]:
     elif b": opCount " in block:
         keep += [m.end() for m in COLL_CALL_WORDS.finditer(block)]
     return keep
+
+
+_BAR_FRAMES: list[Any] = []
+MAX_BAR_FRAMES = 2  # per 1 MiB block: the bar that moved last and the one before (training around evaluations)
+BAR_WINDOW = 1 << 14  # bytes searched at once, from a block's end back to the last window holding a frame
+
+
+def _tap_bars(block: bytes) -> list[int]:
+    """Where the last tqdm frame of each bar (by its total) in ``block`` ends, for at most ``MAX_BAR_FRAMES`` bars
+    of the last ``BAR_WINDOW`` bytes that hold a frame: the lines ``bar_clock.BarClock`` needs (see there); the
+    other frames need no parsing. A bar that stopped earlier in the block can only have moved before these (lines
+    are in time order), and ``BarClock`` wants the latest move."""
+    if not _BAR_FRAMES:
+        import re2
+
+        _BAR_FRAMES.append(re2.compile(BAR_TAP))
+    frames = _BAR_FRAMES[0]
+    end = len(block)
+    while end > 0:
+        # back to the start of the line the window's start falls in (a long line is searched whole)
+        start = block.rfind(b"\n", 0, end - BAR_WINDOW) + 1 if end > BAR_WINDOW else 0
+        last: dict[bytes, int] = {}
+        for m in frames.finditer(block, start, end):
+            total = m.group(1)
+            last.pop(total, None)  # the dict's order: the bar that moved last at the end
+            last[total] = m.end()
+        if last:
+            return list(last.values())[-MAX_BAR_FRAMES:]
+        end = start
+    return []
 
 
 # NCCL's P2P channel line (``src/transport/p2p.cc``: "Channel %02d%s : %d[%d] -> %d[%d] via P2P/%s%s%s", the

@@ -2,7 +2,7 @@
 classifier (``project/train.py``: bag-of-embeddings + MLP, Hugging Face Accelerate 1.16.0 custom loop, gloo on CPU,
 ``accelerator.save_state`` checkpoints) launched with **multi-node** ``ACCELERATE_USE_CPU=1 accelerate launch --multi_gpu
 --num_machines 2 --machine_rank K --main_process_ip 10.70.0.11`` (torchrun underneath; MULTI_CPU, gloo) on two (or three) hosts: Linux network namespaces on this machine
-(``bdnode0..2``, 10.70.0.11-13 on one bridge, built by ``netns.sh``), each node in its own UTS namespace with its own
+(``bdnode0..2``, 10.70.0.11-13 on one bridge, built by ``../netns_hosts.sh``), each node in its own UTS namespace with its own
 hostname (``ml-node-07``, ``ml-node-08``, ``ml-node-09``). The launch script starts every node in the background and
 waits for all; their stdout+stderr go to one console (the job.log), then the shell's ``job exited with N``.
 
@@ -24,7 +24,7 @@ from harness import Scenario, Wave  # noqa: E402
 
 WAVE = Wave(tag="wavebn-d", here=HERE, split="heldout69", ecosystem="accelerate", bin=Path("/tmp/venv-bn-d/bin"),
             fragment="wave-bn-runs-d.csv", project=HERE / "project")
-NETNS = str(HERE / "netns.sh")
+NETNS = f"{HERE.parent / 'netns_hosts.sh'} bd 10.70.0 ml-node-07,ml-node-08,ml-node-09"
 IPS = ("10.70.0.11", "10.70.0.12", "10.70.0.13")
 HOSTS = ("ml-node-07", "ml-node-08", "ml-node-09")
 
@@ -44,19 +44,10 @@ def node(i: int, port: int, n: int, args: str, env: str = "GLOO_SOCKET_IFNAME=et
 def job(port: int, args: str = "--epochs 4", n: int = 2, env: dict | None = None, master: dict | None = None,
         late: float = 1, only: tuple | None = None, rdzv: str = "", procs: int = 2) -> str:
     env, master = env or {}, master or {}
-    parts, waits = [], []
-    for i in range(n):
-        if only is not None and i not in only:
-            continue
-        kw = {"env": env[i]} if i in env else {}
-        parts.append(f"{node(i, port, n, args, master=master.get(i, IPS[0]), rdzv=rdzv, procs=procs, **kw)} & "
-                     f"p{i}=$!; sleep {late if i == 0 else 1}")
-        waits.append(f"wait $p{i}; r{i}=$?")
-    codes = [f"r{i}" for i in range(n) if only is None or i in only]
-    status = codes[-1]
-    for c in reversed(codes[:-1]):
-        status = f"{c} ? {c} : ({status})"
-    return "; ".join(parts + waits) + f"; (exit $(( {status} ))); echo \"job exited with $?\""
+    return harness.multinode_job(
+        lambda i: node(i, port, n, args, master=master.get(i, IPS[0]), rdzv=rdzv, procs=procs,
+                       **({"env": env[i]} if i in env else {})),
+        n, late, only)
 
 
 C10D = "--rdzv_backend c10d --rdzv_conf join_timeout=40 "

@@ -3,7 +3,7 @@ forecaster (``project/train.py``: MLP over a 24 h window, PyTorch Lightning 2.6.
 devices=2, num_nodes=2, strategy=DDPStrategy(process_group_backend="gloo"))``, ModelCheckpoint top-2 + last, CSV
 logger) launched the way Lightning documents for a general cluster: on every node ``MASTER_ADDR=10.71.0.11
 MASTER_PORT=P NODE_RANK=K python train.py`` (Lightning starts the node's other local process itself). The nodes are
-Linux network namespaces on this machine (``benode0..2``, 10.71.0.11-13 on one bridge, built by ``netns.sh``), each in
+Linux network namespaces on this machine (``benode0..2``, 10.71.0.11-13 on one bridge, built by ``../netns_hosts.sh``), each in
 its own UTS namespace with hostname ``gpu-a01``, ``gpu-a02``, ``gpu-a03``. The launch script starts every node in the
 background and waits for all; their stdout+stderr go to one console (the job.log), then the shell's
 ``job exited with N``.
@@ -35,7 +35,7 @@ def _rank(p):
 
 WAVE = Wave(tag="wavebn-e", here=HERE, split="heldout69", ecosystem="lightning", bin=Path("/tmp/venv-bn-e/bin"),
             fragment="wave-bn-runs-e.csv", project=HERE / "project", rank_of=_rank)
-NETNS = str(HERE / "netns.sh")
+NETNS = f"{HERE.parent / 'netns_hosts.sh'} be 10.71.0 gpu-a01,gpu-a02,gpu-a03"
 IPS = ("10.71.0.11", "10.71.0.12", "10.71.0.13")
 HOSTS = ("gpu-a01", "gpu-a02", "gpu-a03")
 
@@ -55,19 +55,10 @@ def node(i: int, port: int, n: int, args: str, env: str = "GLOO_SOCKET_IFNAME=et
 def job(port: int, args: str = "--epochs 4", n: int = 2, env: dict | None = None, master: dict | None = None,
         late: float = 1, only: tuple | None = None, devices: int = 2, pre: dict | None = None) -> str:
     env, master, pre = env or {}, master or {}, pre or {}
-    parts, waits, codes = [], [], []
-    for i in range(n):
-        if only is not None and i not in only:
-            continue
-        kw = {"env": env[i]} if i in env else {}
-        parts.append(f"{node(i, port, n, args, master=master.get(i, IPS[0]), devices=devices, pre=pre.get(i, ''), **kw)}"
-                     f" & p{i}=$!; sleep {late if i == 0 else 1}")
-        waits.append(f"wait $p{i}; r{i}=$?")
-        codes.append(f"r{i}")
-    status = codes[-1]
-    for c in reversed(codes[:-1]):
-        status = f"{c} ? {c} : ({status})"
-    return "; ".join(parts + waits) + f"; (exit $(( {status} ))); echo \"job exited with $?\""
+    return harness.multinode_job(
+        lambda i: node(i, port, n, args, master=master.get(i, IPS[0]), devices=devices, pre=pre.get(i, ""),
+                       **({"env": env[i]} if i in env else {})),
+        n, late, only)
 
 
 LONG = "--epochs 12"

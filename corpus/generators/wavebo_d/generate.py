@@ -28,7 +28,7 @@ import harness  # noqa: E402
 from harness import Scenario, Wave  # noqa: E402
 
 BIN = Path(sys.executable).parent
-NETNS = str(HERE / "netns.sh")
+NETNS = f"{HERE.parent / 'netns_hosts.sh'} bo 10.72.0 gpu-a17,gpu-a18,gpu-a19"
 def pid_rank_of(job: Path):
     """``Wave.rank_of`` for the job dir ``job``: a Ray Train worker writes its pid to ``pids/rank<N>.pid`` (Ray sets
     RANK inside the running process, where /proc/<pid>/environ does not show it)."""

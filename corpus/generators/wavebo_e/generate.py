@@ -2,7 +2,7 @@
 model on SQL query logs (``project/train_lm.py``: GPT-2 architecture, 2 layers, character vocabulary) trained with
 the Hugging Face Trainer (transformers 4.57.6; logging set up as in its ``run_clm.py`` example) under **multi-node**
 ``torchrun --nnodes 2 --nproc-per-node 2 --node-rank K --master-addr 10.73.0.11`` (DDP over gloo on CPU) on two or
-three hosts: Linux network namespaces ``benode0..2`` (10.73.0.11-13 on one bridge, ``netns.sh``), each node in its own
+three hosts: Linux network namespaces ``benode0..2`` (10.73.0.11-13 on one bridge, ``../netns_hosts.sh``), each node in its own
 UTS namespace with hostname ``trn-c03``/``trn-c04``/``trn-c05``. Every node starts from one job shell in the
 background; their output goes to one console (the job.log), then the shell's ``job exited with N``.
 
@@ -25,7 +25,7 @@ from harness import Scenario, Wave  # noqa: E402
 
 WAVE = Wave(tag="wavebo-e", here=HERE, split="heldout70", ecosystem="transformers", bin=Path("/tmp/venv-bo-e/bin"),
             fragment="wave-bo-runs-e.csv", project=HERE / "project", extra_env={"HF_HUB_OFFLINE": "1"})
-NETNS = str(HERE / "netns.sh")
+NETNS = f"{HERE.parent / 'netns_hosts.sh'} be 10.73.0 trn-c03,trn-c04,trn-c05"
 IPS = ("10.73.0.11", "10.73.0.12", "10.73.0.13")
 HOSTS = ("trn-c03", "trn-c04", "trn-c05")
 
@@ -44,18 +44,9 @@ def node(i: int, port: int, n: int, args: str, env: str, master: str, procs: int
 def job(port: int, args: str = "--epochs 2", n: int = 2, env: dict | None = None, master: dict | None = None,
         late: float = 1, only: tuple | None = None, rdzv: str = "", procs: int = 2) -> str:
     env, master = env or {}, master or {}
-    parts, waits = [], []
-    for i in range(n):
-        if only is not None and i not in only:
-            continue
-        parts.append(f"{node(i, port, n, args, env.get(i, 'GLOO_SOCKET_IFNAME=eth0'), master.get(i, IPS[0]), procs, rdzv)}"
-                     f" & p{i}=$!; sleep {late if i == 0 else 1}")
-        waits.append(f"wait $p{i}; r{i}=$?")
-    codes = [f"r{i}" for i in range(n) if only is None or i in only]
-    status = codes[-1]
-    for c in reversed(codes[:-1]):
-        status = f"{c} ? {c} : ({status})"
-    return "; ".join(parts + waits) + f"; (exit $(( {status} ))); echo \"job exited with $?\""
+    return harness.multinode_job(
+        lambda i: node(i, port, n, args, env.get(i, "GLOO_SOCKET_IFNAME=eth0"), master.get(i, IPS[0]), procs, rdzv),
+        n, late, only)
 
 
 C10D = "--rdzv-backend c10d --rdzv-endpoint 10.73.0.11:{port} --rdzv-conf join_timeout=40 "

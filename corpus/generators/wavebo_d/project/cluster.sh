@@ -1,5 +1,5 @@
 #!/bin/bash
-# One Slurm-style Ray job on "hosts" that are network namespaces (see ../netns.sh): start the Ray head on this
+# One Slurm-style Ray job on "hosts" that are network namespaces (see ../../netns_hosts.sh): start the Ray head on this
 # node (bonode0), start a worker node per extra host (each in its own UTS + mount namespace with a private
 # /tmp/ray; its output to logs/node-K.log, as `srun --output` would), wait until they joined, run the driver.
 # usage: cluster.sh NODES JOIN_DELAY WAIT(0|1) -- train.py args...
