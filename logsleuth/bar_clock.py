@@ -98,7 +98,6 @@ class BarClock:
             bar = self._bars[key] = _Bar()
         elif n < bar.n or elapsed < bar.elapsed:  # a new bar of the same length (the next epoch, another process)
             bar.start_full = bar.start_yearless = None
-            bar.pending = False
         bar.n, bar.elapsed = n, float(elapsed)
         if m[6]:
             rate = float(m[6])

@@ -81,22 +81,23 @@ class Stall:
 
 def stall_facts(progress: dict[int, RankProgress], end: datetime | None) -> Stall:
     """``Stall`` from per-rank progress and the time of the job's last timed line (same year form)."""
-    last = last_progress_time(progress)
-    step = typical_step_seconds(progress)
-    if last is None or end is None or last.year != end.year:
-        return Stall(None, step, False)
-    gap = (end - last).total_seconds()
-    return Stall(round(gap, 3), step, gap >= max(STALL_FACTOR * (step or 0.0), STALL_MIN_SECONDS))
+    return _stall(last_progress_time(progress), typical_step_seconds(progress), end, STALL_MIN_SECONDS)
 
 
 def bar_stall(bars: BarMoved, end: datetime | None) -> Stall:
     """``Stall`` from when the tqdm bars last moved (an upper bound: the gap is at least this long) and the job's end;
     stalled from ``BAR_STALL_MIN_SECONDS``, as the bar's last frame may precede a long checkpoint save or evaluation
     that prints no bar."""
-    if end is None or bars.time.year != end.year:
-        return Stall(None, bars.step_s, False)
-    gap = (end - bars.time).total_seconds()
-    return Stall(round(gap, 3), bars.step_s, gap >= max(STALL_FACTOR * (bars.step_s or 0.0), BAR_STALL_MIN_SECONDS))
+    return _stall(bars.time, bars.step_s, end, BAR_STALL_MIN_SECONDS)
+
+
+def _stall(last: datetime | None, step: float | None, end: datetime | None, minimum: float) -> Stall:
+    """The gap from ``last`` progress to ``end`` (seconds; None unless both are known in the same year form), stalled
+    from ``STALL_FACTOR`` steps of ``step`` seconds, and never under ``minimum`` seconds."""
+    if last is None or end is None or last.year != end.year:
+        return Stall(None, step, False)
+    gap = (end - last).total_seconds()
+    return Stall(round(gap, 3), step, gap >= max(STALL_FACTOR * (step or 0.0), minimum))
 
 
 def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:

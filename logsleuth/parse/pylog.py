@@ -25,7 +25,7 @@ _LINE = regex.compile(
     # Hugging Face's explicit format (``transformers/utils/logging.py`` ``enable_explicit_format``: "[%(levelname)s|
     # %(filename)s:%(lineno)s] %(asctime)s >> %(message)s"), the Trainer's, TRL's and their examples' timed lines:
     # "[INFO|trainer.py:4309] 2026-12-03 17:04:49,229 >> Saving model checkpoint to out/checkpoint-40"
-    rf"|\[(?P<l7>{_LEVEL_WORDS})\|(?P<name7>[\w.-]+):\d+\] (?P<d7>\d{{4}}-\d\d-\d\d) (?P<c7>\d\d:\d\d:\d\d(?:[.,]\d+)?) >> )"
+    rf"|\[(?P<l7>{_LEVEL_WORDS})\|[\w.-]+:\d+\] (?P<d7>\d{{4}}-\d\d-\d\d) (?P<c7>\d\d:\d\d:\d\d(?:[.,]\d+)?) >> )"
 )
 _LEVELS = {"WARN": "warning", "CRITICAL": "fatal", "FATAL": "fatal"}
 # MindSpore's and Ascend CANN's own log header after "[LEVEL] ": "<MODULE>(<pid>,<tid or proc>,<proc>):<date>-<clock>.<ms>.<us>
