@@ -75,8 +75,9 @@ _GPU_WORD = re.compile(
 # ``recovered.went_on_after_exception``: the loop caught an exception and every rank went on;
 # ``recovered.went_on_after_errors``: error lines no rule explains, and every rank trained on past them;
 # ``recovered.finished_after_failure``: the orchestrator reported the whole run succeeded after it;
-# ``recovered.went_on_after_signal``: a stop signal was caught, every rank trained on and every process exited 0), which
-# a vote on the job's lines does not overrule
+# ``recovered.went_on_after_signal``: a stop signal was caught, every rank trained on and every process exited 0;
+# ``relaunched.relaunched_after_failure``: the launch ended for good and a new launch did the work), which a vote on
+# the job's lines does not overrule
 SUCCESS_FACTS = frozenset(
     {
         "teardown-after-success",
@@ -87,6 +88,7 @@ SUCCESS_FACTS = frozenset(
         "went-on-after-errors",
         "run-finished-after-failure",
         "went-on-after-signal",
+        "relaunched-after-failure",
     }
 )
 # failure verdicts read from facts about how the job ended that a vote on its lines does not overrule

@@ -64,6 +64,7 @@ from .recovered import (
     went_on_after_exception,
     went_on_after_signal,
 )
+from .relaunched import relaunched_after_failure
 from .rules.engine import RuleSet, load_rules
 from .rules.linegate import GateView, tail_lines
 from .shape_memo import line_shape
@@ -660,6 +661,7 @@ def decide(
     torn = teardown_after_success(evidence, diag)
     # a failure the ranks went on from (a restarted worker resumed past it): read from per-rank progress, final too
     torn = resumed_after_failure(evidence, torn)
+    torn = relaunched_after_failure(evidence, torn)  # the launcher failed for good, a new launch did the work
     torn = retried_after_failure(evidence, torn)  # Ray retried the failed task and the job went on
     torn = dataset_finished_after_retry(evidence, torn)  # Ray retried the task and Ray Data's execution finished
     torn = went_on_after_exception(evidence, torn)  # a caught exception the loop printed and went on from

@@ -197,7 +197,9 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     how = _all_went_on(evidence, printing, first, failures)
     if how is None:
         return diag
-    if again:
+    t_first = evidence.time_of(first) or first.time
+    if again and not all(_same_moment(evidence.time_of(e) or e.time, t_first) for e in again):
+        # caught again later (not the same failure's reports by several handlers at once, ``ECHO_SECONDS``)
         last = max(again, key=lambda e: (evidence.time_of(e) or e.time or datetime.min, e.line))
         # ... at least one step past where it was (the last skip may come in the run's last steps)
         t_last = evidence.time_of(last) or last.time
@@ -206,6 +208,8 @@ def went_on_after_exception(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
             if not after or before and max(p[3] for p in after) <= max(p[3] for p in before):
                 return diag
         how += f" (the same exception was caught {len(again)} more time{'s' if len(again) > 1 else ''})"
+    elif again:
+        how += f" (the same failure reported {len(again)} more time{'s' if len(again) > 1 else ''} at once)"
     message = (
         f"The job went on after the exception at {first.path}:{first.line} ({diag.title or diag.root_cause}): {how}, "
         "with no restart and nothing failing after it: the exception was caught and reported, not fatal."
@@ -242,7 +246,10 @@ def _caught_again(evidence: JobEvidence, first: Event) -> list[Event]:
     repeats = [
         f.event
         for f in evidence.facts
-        if isinstance(f, ExceptionFact) and f.event is not first and f.type == own.type and path_of(f.event) == where
+        if isinstance(f, ExceptionFact)
+        and f.event is not first
+        and f.type == own.type
+        and (path_of(f.event) == where or _reported_again(own, f, where, path_of(f.event)))
     ]
     # each report with the exceptions chained to it ("During handling of the above exception, another exception
     # occurred:"): a caught ``URLError`` raised while handling a ``ConnectionRefusedError`` is one report of one failure
@@ -258,6 +265,18 @@ def _caught_again(evidence: JobEvidence, first: Event) -> list[Event]:
             out.setdefault(id(e), e)
     out.pop(id(first), None)
     return list(out.values())
+
+
+def _reported_again(
+    own: ExceptionFact,
+    other: ExceptionFact,
+    where: tuple[tuple[object, object], ...],
+    there: tuple[tuple[object, object], ...],
+) -> bool:
+    """``other`` is ``own`` reported again by an outer handler: the same message, raised at the same innermost frame,
+    through a longer or shorter stack (dask's ``protocol.pickle.loads`` logs the ``UnpicklingError`` it re-raises,
+    ``protocol.core`` logs it again at CRITICAL, tornado's loop a third time: one failure, three tracebacks)."""
+    return bool(where) and bool(there) and where[-1] == there[-1] and own.message == other.message
 
 
 def _logged_by(evidence: JobEvidence, tb: Event) -> int | None:
@@ -289,6 +308,7 @@ _RETRIED_BY = {
     "rllib_actor": "RLlib put the restarted actor back into service",
     "metaflow_retry": "Metaflow ran the failed task again (@retry)",
     "ray_tune_restore": "Ray Tune restored the failed trial from its checkpoint",
+    "celery_task": "the broker delivered the lost task to a Celery worker again",
 }
 # progress lines enough after the retry when the job's own completion report (``RunFinished``) follows them: a retry
 # late in the run leaves only its last steps, and the job saying it finished stands for the rest
@@ -483,9 +503,10 @@ FINISHED_RULE_ID = "run-finished-after-failure"
 # raises before it) and Kubeflow Pipelines' local runner "Pipeline '<name>' finished with status SUCCESS"
 # (``kfp/local/pipeline_orchestrator.py``; "... finished with status FAILURE. Inner task failed: ..." otherwise) and
 # Ray Tune's "Trial status: N TERMINATED" (``ray/tune/experimental/output.py``; "| 1 ERROR" when a trial failed for
-# good after its ``FailureConfig(max_failures)`` retries)
+# good after its ``FailureConfig(max_failures)`` retries) and Prefect's top-level "Flow run '<name>' - Finished in
+# state Completed()" (``prefect/flow_engine.py``; "... Failed(...)" otherwise; ``reason.PrefectFlows``)
 WHOLE_RUN_FINISH = frozenset(
-    {"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml", "kubeflow", "ray_tune"}
+    {"metaflow", "kedro", "airflow", "luigi", "dagster", "dvc", "snakemake", "zenml", "kubeflow", "ray_tune", "prefect"}
 )
 # a federated server's loop that ran every round (Flower): the run's end as much as an orchestrator's, but a loss that
 # went NaN does not stop it (the strategy aggregates what it is sent), so it tells a failure the run got past only
@@ -501,7 +522,8 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     report: the failure was caught, retried or survived by the run (a node that retried its launch after a port clash,
     a task's error logged and handled, a checkpoint save retried after freeing space). A rank whose error was fatal
     prints nothing more of its own, least of all its training loop's last words. The last two do not hold for
-    ``training_divergence``: a loop whose loss went NaN runs on to its end. Else ``diag`` unchanged."""
+    ``training_divergence``: a loop whose loss went NaN runs on to its end. A shell's report of a job ended by a signal
+    does not date that end (``_shell_reported``): a whole-run report before it counts too. Else ``diag`` unchanged."""
     first = diag.first_failure
     if diag.verdict not in ("failure", "unknown") or first is None:
         return diag
@@ -526,11 +548,20 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
             )
         )
     ]
-    done = [(p, f) for p, f in reports if _after(p, first.path, first.end_line, t_first)]
+    # a shell's report of a job ended by a signal does not date the end (``_shell_reported``): a run's own word that
+    # it succeeded counts before it too
+    undated = _shell_reported(evidence)
+    done = [
+        (p, f)
+        for p, f in reports
+        if _after(p, first.path, first.end_line, t_first)
+        or (first.path, first.line) in undated
+        and f.by in WHOLE_RUN_FINISH | ROUNDS_FINISH
+    ]
     if not done:
         return diag
     last, by = max(done, key=lambda d: (d[0][2] or datetime.min, d[0][1]))
-    if any(_failed_after(evidence, e, last) for e in _failures(evidence)):
+    if any(_failed_after(evidence, e, last) for e in _failures(evidence) if (e.path, e.line) not in undated):
         return diag
     message = (
         f"The run went on after the failure at {first.path}:{first.line} ({diag.title or diag.root_cause}): "
@@ -542,11 +573,32 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         )
         + " and nothing failed after that. The failure was handled or retried; it cost time, not the run."
     )
+    if not _after(last, first.path, first.end_line, t_first):
+        message = (
+            f'The run reported it succeeded ({by.by.capitalize()}: "{by.words}", {last[0]}:{last[1]}), and nothing '
+            f"failed after that but the shell's report at {first.path}:{first.line} ({diag.title or diag.root_cause}), "
+            "which a shell prints when it reaps the job, not when the job ended: a process the run got past losing "
+            "(a federated client dropped), or one stopped after the run's end."
+        )
     fix = Fix(
         summary="Nothing to fix for the run itself; the failure the run got past is listed as a symptom. If it "
         "repeats, it is worth a look: a retried step repeats its work."
     )
     return healthy_by_fact(diag, rule_id=FINISHED_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
+
+
+def _shell_reported(evidence: JobEvidence) -> set[tuple[str, int]]:
+    """Lines of a script's shell reporting a job it started ended by a signal ("./run.sh: line 15: 21820 Killed
+    <command>"; ``ProcessExit`` by ``shell``). bash prints a background job's status when it reaps the job (at
+    ``wait``, or before the next command it runs; ``jobs.c`` ``notify_of_job_status``), not when the job ended, so the
+    report does not date the end. After an orchestrator's or a federated server's own word that the whole run
+    succeeded (``WHOLE_RUN_FINISH``, ``ROUNDS_FINISH``), the process was one the run got past losing (a federated
+    client dropped under ``accept_failures``) or one stopped after the run's end."""
+    return {
+        (f.event.path, f.event.line)
+        for f in evidence.facts
+        if isinstance(f, ProcessExit) and f.reporter == "shell" and f.signal and " line " in f.event.text
+    }
 
 
 def _ray_driver_finished(first: Event, done: RunFinished) -> bool:

@@ -166,27 +166,11 @@ def test_decisive_line_deleted_model_still_names_the_cause(clf, rules, tmp_path:
 # issue's note: kept here so the check below holds for every other healthy log, and fails the day one of these is
 # read right (then delete it from the list).
 KNOWN_FLAGGED = {
-    # a Flower client SIGKILLed mid-federation, which went on without it; the shell reports the kill only at the end
-    "logs/run-wavean-c-fed-typing-healthy-fedprox-dropout/job.log",
-    # wave AP: a Dask worker from another environment fails to unpickle its tasks and leaves while the client goes on
-    # with the other worker; its errors and the driver's progress share one second, so nothing shows the job went on
-    "logs/run-waveap-a-hosts-stockout-team-env",
-    # wave AT: Celery's pool process SIGKILLed from outside (WorkerLostError) and the trial run again; nothing in the
-    # worker's output ties the SIGKILL to the redelivered task, so the kill reads as the OOM killer's
-    "logs/run-waveat-b-quakes-healthy-requeue/job.log",
-    # wave AT: Prefect's result persistence on a full volume, logged at ERROR with tracebacks ("No space left on
-    # device"); Prefect went on without the stored results and the flow completed
-    "logs/run-waveat-c-prefect-yield-result-store/job.log",
-    # wave AX: `pyflyte run` failed on a port clash and a developer's shell loop ran it again, which trained to the
-    # end; a local Flyte run prints no word of its own for a run that succeeded
-    "logs/run-waveax-c-flyte-milk-healthy-port-retry/job.log",
     # wave AY: `fabric run` failed on a port clash (torchrun's traceback alone) and a shell loop ran it again, which
-    # trained to the end; the same log as a sweep's two launchers on one port, where the failed one never trained
+    # trained to the end; the same log as a sweep's two launchers on one port, where the failed one never trained.
+    # (Six more were read right since: ``relaunched``, Prefect's top-level flow finish, Celery's redelivery, one
+    # failure reported by three handlers at once, and a shell's undated kill report; tests/test_runs_that_went_on.py.)
     "logs/run-waveay-b-fabric-bread-healthy-port-retry/job.log",
-    # wave BG: an `accelerate launch` whose first attempt trained to its end and died of SIGABRT at exit ("terminate
-    # called without an active exception"); its batch script ran it again, to exit 0. A job's own "training finished"
-    # after a failure is not taken as recovery by itself (that turned 21 right corpus answers wrong)
-    "logs/run-wavebg-c-clauses-healthy-export-retry/job.log",
 }
 
 

@@ -864,6 +864,10 @@ _VERSION_WARNING_WORDS = (
     "_ARRAY_API",
     "Trying to unpickle estimator",
 )
+# Prefect's flow-run start and completion lines, read across lines by ``reason.PrefectFlows``
+PREFECT_WORDS = ("Beginning flow run '", "Finished in state Completed()")
+# Celery's "Task <name>[<id>] received", read across lines by ``reason.CeleryRedelivered``
+CELERY_RECEIVED_WORD = "] received"
 _FINISHED_WORDS = (
     "Strategy execution finished",
     "round(s) in",
@@ -1046,6 +1050,8 @@ GATE_WORDS: tuple[str, ...] = (
     "*** JOB ",
     "*** STEP ",
     *_FINISHED_WORDS,
+    *PREFECT_WORDS,
+    CELERY_RECEIVED_WORD,
     *_RETRIED_WORDS,
     *_VERSION_WARNING_WORDS,
     "Caught signal",

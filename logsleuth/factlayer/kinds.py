@@ -474,7 +474,8 @@ class WorkRetried(Fact):
         by: ``ray_task`` | ``ray_train`` | ``c10d_store`` | ``spark_task`` | ``dask_worker`` | ``dask_task`` |
             ``submitit_requeue`` | ``rllib_actor`` | ``metaflow_retry`` (``@retry``'s "Task is starting (retry).") |
             ``xgboost_tracker`` (a bind that falls back to the next address; the error is the record's next lines) |
-            ``ray_tune_restore`` (Ray Tune restoring a failed trial from its checkpoint).
+            ``ray_tune_restore`` (Ray Tune restoring a failed trial from its checkpoint) | ``celery_task`` (a Celery
+            worker receiving a task id again: the broker redelivered it, ``reason.CeleryRedelivered``).
         words: the line's words that say so.
     """
 

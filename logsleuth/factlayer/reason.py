@@ -798,6 +798,76 @@ class CudaNextLine:
         return [*facts, cuda_error(ev, found)]
 
 
+# Prefect's engine once a flow run reached its final state (``prefect/flow_engine.py``; ``prefect/engine.py`` in
+# Prefect 2): "Finished in state Completed()" at INFO, "Finished in state Failed('Flow run encountered an exception.
+# ...')" at ERROR otherwise, behind the run's "Flow run '<name>' - " prefix. A flow started from the command line begins
+# with "Beginning flow run '<name>' for flow '<flow>'"; one called from inside another with "Beginning subflow run
+# '<name>' ...", and its completion is a step of the outer run, which may still fail after it.
+_PREFECT_BEGIN = lazy(r"\bBeginning flow run '(?P<name>[^']+)' for flow '")
+_PREFECT_DONE = lazy(r"\bFlow run '(?P<name>[^']+)' - Finished in state Completed\(\)")
+
+
+@dataclass
+class PrefectFlows:
+    """``RunFinished(by="prefect")`` when a top-level Prefect flow run (not a subflow) finished in state Completed:
+    the orchestrator's word that the whole run succeeded (``recovered.WHOLE_RUN_FINISH``). Streaming state, one per
+    job: the names of the flow runs begun at top level."""
+
+    top: set[str] = field(default_factory=set)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        text = ev.text
+        if (
+            extract.PREFECT_WORDS[0] in text
+            and len(self.top) < PREFECT_FLOWS_KEPT
+            and (m := _PREFECT_BEGIN.search(text))
+        ):
+            self.top.add(m["name"])
+        elif (
+            self.top
+            and extract.PREFECT_WORDS[1] in text
+            and (m := _PREFECT_DONE.search(text))
+            and m["name"] in self.top
+        ):
+            return [*facts, RunFinished(event=ev, by="prefect", words=m[0])]
+        return facts
+
+
+PREFECT_FLOWS_KEPT = 64  # top-level flow runs remembered per job
+
+
+# Celery's worker once a task message reaches it (``celery/worker/strategy.py`` ``default``: "Task
+# <name>[<task id>] received", INFO). The broker delivers a message again when the worker did not acknowledge it: a
+# task with ``acks_late`` whose pool process died (``reject_on_worker_lost``: ``celery/worker/request.py``
+# ``Request.on_failure`` rejects the message with ``requeue=True`` after "Task handler raised error: WorkerLostError
+# ..."), or one not acknowledged within the broker's visibility timeout. The same task id received twice is that work
+# run again.
+_CELERY_RECEIVED = lazy(
+    r"\bTask [\w.:-]+\[(?P<id>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\] received$"
+)
+
+
+@dataclass
+class CeleryRedelivered:
+    """``WorkRetried(by="celery_task")`` when a Celery worker receives a task id it received before (the broker
+    redelivered the message: ``_CELERY_RECEIVED``). Streaming state, one per job: the task ids received so far."""
+
+    seen: set[str] = field(default_factory=set)
+
+    def see(self, ev: Event, facts: Sequence[Fact]) -> Sequence[Fact]:
+        text = ev.text
+        if not text.endswith(extract.CELERY_RECEIVED_WORD) or not (m := _CELERY_RECEIVED.search(text)):
+            return facts
+        if m["id"] in self.seen:
+            return [*facts, WorkRetried(event=ev, by="celery_task", words=m[0])]
+        if len(self.seen) < CELERY_TASKS_KEPT:
+            self.seen.add(m["id"])
+        return facts
+
+
+CELERY_TASKS_KEPT = 100_000  # task ids remembered per job (36 bytes each)
+
+
 @dataclass
 class MpiWrappedExit:
     """Open MPI's "process rank N ... exited on signal S (Word)." wrapped over two lines (PRRTE's ``prterun`` wraps its
@@ -945,7 +1015,8 @@ class FactStream:
     the CUDA runtime's string on the line after a check's announcement, ``CudaNextLine``; Horovod's stall inspector
     listing ranks that submitted different collectives, ``StallReport``; ranks' tensors all found on one device,
     ``OneDeviceForAll``; a NaN on a step that got no data, dropped, ``EmptySteps``; how many epochs ran before a
-    process ended by a signal, ``EpochsSeen``)."""
+    process ended by a signal, ``EpochsSeen``; a top-level Prefect flow run that completed, ``PrefectFlows``; a Celery task delivered again,
+    ``CeleryRedelivered``)."""
 
     chain: ExceptionChain = field(default_factory=ExceptionChain)
     overflows: OverflowRun = field(default_factory=OverflowRun)
@@ -963,12 +1034,15 @@ class FactStream:
     stalls: StallReport = field(default_factory=StallReport)
     empty_steps: EmptySteps = field(default_factory=EmptySteps)
     epochs: EpochsSeen = field(default_factory=EpochsSeen)
+    prefect: PrefectFlows = field(default_factory=PrefectFlows)
+    celery: CeleryRedelivered = field(default_factory=CeleryRedelivered)
 
     def facts(self, ev: Event, versions: dict[str, str]) -> Sequence[Fact]:
         """``ev``'s facts; ``versions``: the versions the job printed up to and including ``ev``."""
         facts = self.cuda_next.see(ev, self.last_error.see(ev, self.p2p.see(ev, self.chain.link(ev, facts_of(ev)))))
         facts = self.stalls.see(ev, self.devices.see(ev, self.colls.see(ev, self.mpi_wrapped.see(ev, facts))))
         facts = self.epochs.see(ev, self.empty_steps.see(ev, self.one_device.see(ev, facts)))
+        facts = self.celery.see(ev, self.prefect.see(ev, facts))
         if self.static_skips.skips or _STATIC_SKIP in ev.text:
             facts = self.static_skips.see(ev, facts)
         if facts:
