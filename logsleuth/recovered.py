@@ -249,7 +249,7 @@ def _caught_again(evidence: JobEvidence, first: Event) -> list[Event]:
         if isinstance(f, ExceptionFact)
         and f.event is not first
         and f.type == own.type
-        and (path_of(f.event) == where or _reported_again(own, f, where, path_of(f.event)))
+        and _reported_again(own, f, where, path_of(f.event))
     ]
     # each report with the exceptions chained to it ("During handling of the above exception, another exception
     # occurred:"): a caught ``URLError`` raised while handling a ``ConnectionRefusedError`` is one report of one failure
@@ -273,9 +273,12 @@ def _reported_again(
     where: tuple[tuple[object, object], ...],
     there: tuple[tuple[object, object], ...],
 ) -> bool:
-    """``other`` is ``own`` reported again by an outer handler: the same message, raised at the same innermost frame,
-    through a longer or shorter stack (dask's ``protocol.pickle.loads`` logs the ``UnpicklingError`` it re-raises,
-    ``protocol.core`` logs it again at CRITICAL, tornado's loop a third time: one failure, three tracebacks)."""
+    """``other`` (raised through frames ``there``) is ``own`` (through ``where``) again: through the same frames, or
+    reported again by an outer handler - the same message, raised at the same innermost frame, through a longer or
+    shorter stack (dask's ``protocol.pickle.loads`` logs the ``UnpicklingError`` it re-raises, ``protocol.core`` logs
+    it again at CRITICAL, tornado's loop a third time: one failure, three tracebacks)."""
+    if there == where:
+        return True
     return bool(where) and bool(there) and where[-1] == there[-1] and own.message == other.message
 
 

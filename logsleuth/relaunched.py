@@ -118,9 +118,7 @@ def relaunched_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosi
         ]
         if not done:
             return diag
-        if any(e.path == end.path and e.line > end.end_line for e in failures) or any(
-            e.path != end.path and _failed_after(evidence, e, _point(evidence, end)) for e in failures
-        ):
+        if any(_failed_after(evidence, e, (end.path, end.end_line, t_end, (0, 0, 0))) for e in failures):
             return diag
         went = (
             f'a training loop then said it finished ("{done[-1].words}", {done[-1].event.path}:{done[-1].event.line})'
