@@ -371,7 +371,8 @@ MOVED_KEYWORDS: dict[tuple[str, str], str] = {
 # ``vllm/executor/ray_utils.py`` ``initialize_ray_cluster``/``_verify_bundles``/``_wait_until_pg_ready`` ("The number
 # of required GPUs exceeds the total number of available GPUs in the placement group", "Placement group bundle cannot
 # have more than 1 GPU", "Current node has no GPU available", "driver node id ... is not included in a placement
-# group", "Cannot provide a placement group of ..."); vLLM's older ``ray_gpu_executor.py`` ("Ray does not allocate
+# group", "Cannot provide a placement group of ...", since 2025 "Cannot provide a placement group requiring 4.0 GPUs
+# (placement_group_specs=[...]) within 1800 seconds."); vLLM's older ``ray_gpu_executor.py`` ("Ray does not allocate
 # any GPUs on the driver node", vllm-project/vllm#3190).
 MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"^\d+ requested and \d+ written$", "disk_full"),
@@ -607,7 +608,7 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Placement group bundle cannot have more than \d+ \w+", "placement"),
     (r"Current node has no \w+ available\. current_node_resource", "placement"),
     (r"is not included in a placement group", "placement"),
-    (r"Cannot provide a placement group of", "placement"),
+    (r"Cannot provide a placement group (?:of|requiring)\b", "placement"),
     (r"Ray does not allocate any \w+s on the driver node", "placement"),
     # vLLM V1's data-parallel engine start (``vllm/v1/engine/utils.py`` ``CoreEngineActorManager.
     # create_dp_placement_groups``): "Not enough resources to allocate 2 placement groups, only created 1 placement
