@@ -65,6 +65,8 @@ class JobEvidence:
         memory_growth: memory sizes a process printed that were still growing at its last print
             (``memory_trend.MemoryGrowth``).
         loss_explosion: ranks whose finite loss ended far above its floor (``numeric_tail.LossExplosion``).
+        implausible_rate: a learning rate of 10+ on the loss lines of a run whose loss never came below 10
+            (``numeric_tail.ImplausibleRate``), None otherwise.
         bar_moved: when the job's tqdm progress bars last moved, at the latest (``bar_clock.BarMoved``), None when
             it printed no bar or a bar's last frame has no timed line after it.
         year: the job's year for year-less clocks: the year most full timestamps print, else the newest input
@@ -94,6 +96,7 @@ class JobEvidence:
     memory_growth: tuple[Any, ...] = ()
     loss_explosion: tuple[Any, ...] = ()
     bar_moved: Any = None
+    implausible_rate: Any = None
 
     def time_of(self, event: Event) -> datetime | None:
         """The job-clock time of a kept ``event`` (None when neither it nor a line before it in its file had one)."""

@@ -85,6 +85,19 @@ JUMP_MIN_LOSSES = 4
 JUMP_RUN = 2
 JUMP_FACTOR = 1e4
 MAX_SERIES = 1024  # (file, rank) loss series tracked for ``exploded``
+# A learning rate no optimiser trains with: the step size a progress line prints (HF Trainer's ``'learning_rate':
+# 72``, ``lr 25.6``) at ``LR_IMPLAUSIBLE`` or more. Adam-family optimisers train at 1e-5..1e-2, plain SGD at most a few
+# units (1.6-3.2 for ImageNet ResNets at large batch with the linear scaling rule, Goyal et al. 2017); 10 and above is
+# a typo or a missing scale factor (``3e3`` for ``3e-3``), and the update overshoots every step. Read as the run's
+# divergence only when its losses never came down to an ordinary value (every finite loss printed at least
+# ``LR_LOSS_FLOOR``: a cross-entropy starts near ln(classes), 1.4 for 4 classes, 10.4 for a 32k vocabulary, and
+# training lowers it): a loss that stays in the tens or thousands under such a step has not been trained. On the
+# corpus of 4198 logs, every log that printed a learning rate of 10 or more is a diverged run.
+LR_IMPLAUSIBLE = 10.0
+LR_LOSS_FLOOR = 10.0
+_LR = regex.compile(
+    r"(?i)(?:(?<![\w-])lr|learning[_ ]rate)[\"']?\s*[:=]?\s*[\"']?(?P<v>\d+(?:\.\d*)?(?:e[-+]?\d+)?)(?![\w.])"
+)
 
 
 @dataclass
@@ -153,6 +166,22 @@ class LossExplosion:
     rank: int | None
 
 
+@dataclass(frozen=True)
+class ImplausibleRate:
+    """A learning rate of ``LR_IMPLAUSIBLE`` or more printed on a loss line, in a job whose finite losses all stayed at
+    ``LR_LOSS_FLOOR`` or more.
+
+    Attributes:
+        event: the first loss line that printed such a rate.
+        rate: the largest learning rate printed (the optimiser's step size, unitless).
+        lowest_loss: the lowest finite loss the job printed.
+    """
+
+    event: Event
+    rate: float
+    lowest_loss: float
+
+
 @dataclass
 class NumericTail:
     """Per file: the line of the last bad numeric fact; per (file, rank): the last loss printed and its line."""
@@ -161,6 +190,9 @@ class NumericTail:
     last_loss: dict[tuple[str, int | None], tuple[int, bool]] = field(default_factory=dict)
     floor: bool = False  # a loss scale reached its minimum, or most steps were skipped, somewhere: never recovered
     series: dict[tuple[str, int | None], _LossSeries] = field(default_factory=dict)
+    max_lr: float = 0.0  # the largest learning rate a loss line printed
+    high_lr_at: Event | None = None  # the first loss line printing one of ``LR_IMPLAUSIBLE`` or more
+    lowest_loss: float = math.inf  # the lowest finite loss printed
 
     def add(
         self,
@@ -188,11 +220,14 @@ class NumericTail:
         if counter is NOT_COUNTED:
             counter = progress_counter(text, shape)
         if counter is None:
+            if _trainer_logs(text):
+                self._rate_and_floor(ev, [text[a:b] for a, b in spans])
             return
         values = [text[a:b] for a, b in spans]
         key = (ev.path, ev.rank)
         if values:
             self.last_loss[key] = (ev.line, _finite(values[-1]))
+            self._rate_and_floor(ev, values)
             if _finite(values[-1]):
                 skey = (ev.path, ev.rank if ev.rank is not None else _tagged_rank(ev.text))
                 ser = self.series.get(skey)
@@ -204,6 +239,28 @@ class NumericTail:
             # a progress line that stops printing the loss it printed before: Megatron leaves ``lm loss`` out of its
             # iteration line once the loss is NaN (epfLLM/Megatron-LLM#33): the loss is no longer known to be finite
             self.last_loss[key] = (ev.line, False)
+
+    def _rate_and_floor(self, ev: Event, values: list[str]) -> None:
+        # the lowest loss so far, and the step size a loss line prints next to its loss ("'learning_rate': '72'",
+        # "lr 2.560e+01")
+        if values and _finite(values[-1]):
+            self.lowest_loss = min(self.lowest_loss, float(values[-1]))
+        text = ev.text
+        if "lr" not in text and "LR" not in text and "earning" not in text:
+            return
+        for m in _LR.finditer(text):
+            rate = float(m["v"])
+            if math.isfinite(rate) and rate > self.max_lr:
+                self.max_lr = rate
+                if rate >= LR_IMPLAUSIBLE and self.high_lr_at is None:
+                    self.high_lr_at = ev
+
+    def implausible_rate(self) -> ImplausibleRate | None:
+        """The job's ``ImplausibleRate`` (see ``LR_IMPLAUSIBLE``), None when its loss lines printed no learning rate
+        that high or some finite loss came below ``LR_LOSS_FLOOR``."""
+        if self.high_lr_at is None or not self.lowest_loss < math.inf or self.lowest_loss < LR_LOSS_FLOOR:
+            return None
+        return ImplausibleRate(self.high_lr_at, self.max_lr, self.lowest_loss)
 
     def recovered(self) -> bool:
         """True when the job's numbers ended healthy: some rank printed a loss, every rank's last loss is finite, no
@@ -239,6 +296,14 @@ class NumericTail:
             for (_, rank), s in self.series.items()
             if s.count >= JUMP_MIN_LOSSES and s.jump_since is not None and s.first
         )
+
+
+def _trainer_logs(text: str) -> bool:
+    """An HF Trainer log dict (``Trainer.log``: "{'loss': '1.2', 'grad_norm': ..., 'learning_rate': ..., 'epoch':
+    '0.42'}"): no step counter (its epoch is a fraction), and its loss is the mean of the steps since the last log
+    with NaN/Inf ones left out (``TrainingArguments.logging_nan_inf_filter``, on by default), so it tells the learning
+    rate and how low the loss got, not whether the numbers stayed finite."""
+    return "'epoch': " in text or '"epoch": ' in text
 
 
 def _tagged_rank(text: str) -> int | None:
@@ -294,4 +359,44 @@ def loss_exploded(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         references=("https://www.deepspeed.ai/docs/config-json/#scheduler-parameters",),
     )
     title = "The loss exploded (finite) and never came back: the run diverged"
+    return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
+
+
+IMPLAUSIBLE_RATE_RULE_ID = "learning-rate-implausible"
+IMPLAUSIBLE_RATE_CONFIDENCE = 0.7
+
+
+def implausible_rate(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` turned into ``training_divergence`` when the rules saw no failure but the run's loss lines printed a
+    learning rate of ``LR_IMPLAUSIBLE`` or more and none of its losses came below ``LR_LOSS_FLOOR``
+    (``NumericTail.implausible_rate``): the optimiser overshot every step and the model never trained, NaN or not;
+    else ``diag`` unchanged."""
+    found = evidence.implausible_rate
+    if diag.root_cause != "no_failure" or found is None:
+        return diag
+    message = (
+        f"The run trained with a learning rate of {_num(found.rate)} (first printed at {found.event.path}:"
+        f"{found.event.line}), far above any optimiser's stable range, and its loss never came below "
+        f"{_num(found.lowest_loss)}: the model did not train, though no NaN/Inf stopped it."
+    )
+    ev = Match(
+        IMPLAUSIBLE_RATE_RULE_ID,
+        "training_divergence",
+        "cause",
+        found.event,
+        severity="high",
+        confidence=IMPLAUSIBLE_RATE_CONFIDENCE,
+    )
+    fix = Fix(
+        summary="The learning rate is orders of magnitude too high (a typo such as 3e3 for 3e-3, a missing scale "
+        "factor, or a schedule's peak), so every update overshoots and the loss stays high or oscillates.",
+        steps=(
+            "Check the learning rate in the config and on the command line (`--learning_rate`, `lr`, a scheduler's "
+            "peak such as `warmup_max_lr`): Adam-family optimisers train at 1e-5 to 1e-3.",
+            "Rerun with the corrected rate; add a divergence check (stop when the loss exceeds a multiple of its "
+            "best) so such a run fails fast.",
+        ),
+        references=("https://pytorch.org/docs/stable/optim.html",),
+    )
+    title = "The learning rate is far too high and the loss never came down: the run diverged"
     return decided_by_fact(diag, ev, title=title, message=message, fix=fix)

@@ -46,7 +46,7 @@ from .interrupted import interrupted_while_waiting
 from .jobfiles import error_file_event, error_files, infer
 from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
 from .nccl_carried_on import NcclWarnsCarriedOn
-from .numeric_tail import NumericTail, loss_exploded
+from .numeric_tail import NumericTail, implausible_rate, loss_exploded
 from .parse import parse
 from .parse.decoration import undecorate
 from .parse.timestamps import YEARLESS, iso_dated
@@ -590,6 +590,7 @@ def collect(
         year=year,
         memory_growth=state.memory.growing(),
         loss_explosion=state.numbers.exploded(),
+        implausible_rate=state.numbers.implausible_rate(),
         bar_moved=state.bars.last_moved(lambda t: _normalise(t, year)),
     )
 
@@ -656,6 +657,7 @@ def decide(
     diag = peer_left_cleanly(evidence, diag)  # mp.spawn's only failure lost its peer: the others had exited cleanly
     diag = collective_after_finish(evidence, diag)  # a collective waited after a loop said it finished
     diag = loss_exploded(evidence, diag)
+    diag = implausible_rate(evidence, diag)  # a learning rate of 10+ and a loss that never came down
     # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the
     # model's vote on its lines does not overrule
     torn = teardown_after_success(evidence, diag)

@@ -596,11 +596,15 @@ def _shell_reported(evidence: JobEvidence) -> set[tuple[str, int]]:
     ``wait``, or before the next command it runs; ``jobs.c`` ``notify_of_job_status``), not when the job ended, so the
     report does not date the end. After an orchestrator's or a federated server's own word that the whole run
     succeeded (``WHOLE_RUN_FINISH``, ``ROUNDS_FINISH``), the process was one the run got past losing (a federated
-    client dropped under ``accept_failures``) or one stopped after the run's end."""
+    client dropped under ``accept_failures``) or one stopped after the run's end.
+    Also GNU ``timeout``'s status 124 in a wrapper's report (``ProcessExit`` by ``timeout``): printed when the job
+    ended, it stands for the SIGTERM ``timeout`` sent at its limit, any time before; a job that caught that signal and
+    finished (TensorFlow's preemption notifier, a trainer's SIGTERM handler) still ends with status 124."""
     return {
         (f.event.path, f.event.line)
         for f in evidence.facts
-        if isinstance(f, ProcessExit) and f.reporter == "shell" and f.signal and " line " in f.event.text
+        if isinstance(f, ProcessExit)
+        and (f.reporter == "shell" and f.signal and " line " in f.event.text or f.reporter == "timeout")
     }
 
 
@@ -908,7 +912,9 @@ def went_on_after_signal(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     first = diag.first_failure
     if diag.root_cause not in _SIGNAL_ANSWERS or first is None:
         return diag
-    exits = [f for f in evidence.facts if isinstance(f, ProcessExit)]
+    # ``timeout``'s own status (124) stands for the very signal the ranks went on from, sent at its limit
+    waited = {id(f.event) for f in evidence.facts if isinstance(f, ProcessExit) and f.reporter == "timeout"}
+    exits = [f for f in evidence.facts if isinstance(f, ProcessExit) and id(f.event) not in waited]
     if len(exits) < MIN_CLEAN_EXITS or any(f.code or f.signal for f in exits):
         return diag
     if any(isinstance(f, SchedulerVerdict) for f in evidence.facts):
@@ -919,7 +925,7 @@ def went_on_after_signal(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if not printing:
         return diag
     signalled = {id(f.event) for f in evidence.facts if isinstance(f, SignalFact)}
-    failures = [e for e in _failures(evidence) if id(e) not in signalled and e is not first]
+    failures = [e for e in _failures(evidence) if id(e) not in signalled | waited and e is not first]
     how = _all_went_on(evidence, printing, first, failures)
     if how is None:
         return diag

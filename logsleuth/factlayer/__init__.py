@@ -29,6 +29,7 @@ GATE: tuple[str, ...] = (
     r"Terminating StepId",
     r"Per user-direction",
     r"exited with (?:exit )?code",
+    r"(?i:exited) with (?:status )?\d{3}[ \t]*(?:\r?\n|$)",  # a wrapper's bare status ending the line (extract._K8S_EXIT)
     # GNU make's report of a recipe whose shell exited 128 + N (extract._MAKE_EXIT)
     r"\*\*\* \[[^\]\n]*\] Error 1[2-5]\d",
     r"HIP error",

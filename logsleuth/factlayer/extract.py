@@ -277,12 +277,16 @@ _DL_WORKER_SIGNAL = lazy(
 )  # (PaddlePaddle's DataLoader words it "Unexpected BUS error encountered in DataLoader worker")
 _DL_WORKER_WORDS = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "floating-point exception": "SIGFPE"}
 # pod status (``Exit Code: 137``, ``"exitCode": 137``) and kubectl exec's "command terminated with exit code 137"
-# (jupyter/docker-stacks#736); Docker Compose's "<container> exited with code 137" and wrappers' "... exited with exit
-# code 139" (only 129-159, a shell's 128+signal, are read: the caller checks)
+# (jupyter/docker-stacks#736); Docker Compose's "<container> exited with code 137", wrappers' "... exited with exit
+# code 139" and a wrapper script's own last line ``echo "job exited with $?"`` (a bare status ending the line). Only
+# 129-159, a shell's 128+signal, and 124 are read (the caller checks): 124 is GNU ``timeout``'s status when its time
+# limit ran out and it sent the command SIGTERM (coreutils ``src/timeout.c``, ``EXIT_TIMEDOUT``; manual: "If the
+# command times out, and --preserve-status is not set, then exit with status 124").
 _K8S_EXIT = lazy(
     r"(?i:exit ?code)[\"']?\s*[:=]\s*(?P<code>\d+)|command terminated with exit code (?P<code>\d+)"
-    r"|\b(?i:exited) with (?:exit )?code (?P<code>\d+)\b"
+    r"|\b(?i:exited) with (?:exit )?code (?P<code>\d+)\b|\b(?i:exited) with (?:status )?(?P<status>\d{3})[ \t]*$"
 )
+TIMEOUT_STATUS = 124
 # The same "Exit code: N" in two launchers' reports of their first failed process, with a lower-case "code" (a pod's
 # status says "Exit Code:"): Open MPI's ``orterun`` (help-orterun.txt "orterun:non-zero-exit": "Process name:
 # [[29973,1],0]" then "  Exit code:    1", horovod/horovod#1421) and Horovod's gloo launcher (``gloo_run.py``:
@@ -1158,6 +1162,7 @@ _CI_WORDS = (
     "exit status",
     "exited with code",
     "exited with status",
+    "exited with 1",  # a wrapper's bare status, 124 and 129-159 (``_K8S_EXIT``)
     "user-direction",
     "exited on signal",
     "ssh exited",
@@ -1510,11 +1515,15 @@ def _exits(ev: Event, text: str, out: list[Fact]) -> None:
         _exit(ev, out, None, "kaldi", detail=m["tool"])
     if "Process finished with" in text and not out and (m := _IDE_EXIT.search(text)):
         _exit(ev, out, _code(m["code"]), "ide", signal=m["name"] or None)  # code 0: the program's clean end
-    if not out and (m := _K8S_EXIT.search(text)) and 128 < (_code(m["code"]) or 0) < 160:
-        reporter = "kubernetes"
-        if lm := _LAUNCHER_EXIT_CODE.search(text):
-            reporter = "mpirun" if len(lm["sp"]) > 1 or "Process name: [[" in text else "horovod"
-        _exit(ev, out, _code(m["code"]), reporter)
+    if not out and (m := _K8S_EXIT.search(text)):
+        code = _code(m["code"] or m["status"])
+        if code == TIMEOUT_STATUS:
+            _exit(ev, out, code, "timeout", signal="SIGTERM", detail="timeout(1) time limit")
+        elif 128 < (code or 0) < 160:
+            reporter = "shell" if m["status"] else "kubernetes"  # a wrapper script's echo of ``$?``
+            if lm := _LAUNCHER_EXIT_CODE.search(text):
+                reporter = "mpirun" if len(lm["sp"]) > 1 or "Process name: [[" in text else "horovod"
+            _exit(ev, out, code, reporter)
     if (
         not out
         and "code" in text

@@ -560,11 +560,14 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
         # "global batch 64 is not batch_per_rank 16 x world size 2", wave BE's mpirun run)
         # (the size as the tail of a longer key: TRL's "generation_batch_size (6) must be divisible by num_generations
         # (4)"; and an order between two sizes: RLlib's ``AlgorithmConfig.validate`` "`minibatch_size` (256) must be <=
-        # `train_batch_size_per_learner` (200)")
+        # `train_batch_size_per_learner` (200)"; Accelerate's ``data_loader.py`` ``prepare_data_loader`` with
+        # ``split_batches``: "To use a `DataLoader` in `split_batches` mode, the batch size (30) needs to be a round
+        # multiple of the number of processes (4).", wave BQ's FSDP run)
         r"(?i)(?:\b|(?<=_))(?:(?:global[-_ ]|effective[-_ ]|total[-_ ]|real[-_ ])?(?:train[-_ ])?(?:micro[-_ ]?|mini[-_ ]?)?"
         r"batch[-_ ]?size(?:[-_ ]per[-_ ]gpu)?|(?:global|effective|total)[-_ ]batch)\b[^\n]{0,120}?(?:must be (?:evenly )?divisi?ble|is not divisi?ble|not (?:evenly )?divisi?ble|"
         r"is not equal to|must (?:be )?equal|should (?:be )?equal|!=|=\d+ vs |must be [<>]=? |is not [^\n]{0,60}?\d+ [x*×] |"
-        r"must (?:not )?be (?:less|greater|smaller|larger|bigger) than)",
+        r"must (?:not )?be (?:less|greater|smaller|larger|bigger) than|(?:must|needs? to|should) be (?:an? )?(?:round |whole "
+        r"|exact )?multiple of)",
         "batch_config",
     ),
     (
