@@ -526,7 +526,7 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     a task's error logged and handled, a checkpoint save retried after freeing space). A rank whose error was fatal
     prints nothing more of its own, least of all its training loop's last words. The last two do not hold for
     ``training_divergence``: a loop whose loss went NaN runs on to its end. A shell's report of a job ended by a signal
-    does not date that end (``_shell_reported``): a whole-run report before it counts too. Else ``diag`` unchanged."""
+    does not date that end (``_undated_end_reports``): a whole-run report before it counts too. Else ``diag`` unchanged."""
     first = diag.first_failure
     if diag.verdict not in ("failure", "unknown") or first is None:
         return diag
@@ -534,6 +534,8 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     # a diverged run's loop runs to its end and exits 0: its numbers failed, not its processes
     ended_it = diag.root_cause not in ("training_divergence", "no_failure")
     rank = first.rank if first.rank is not None else _logged_by(evidence, first)
+    # a launch that failed before any worker existed, then training: a new launch (``_trained_only_after``)
+    fresh = diag.root_cause in _LAUNCH_CAUSES and _trained_only_after(evidence, first, t_first)
     reports = [
         (_point(evidence, f.event), f)
         for f in evidence.facts
@@ -548,12 +550,13 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
                 and f.by != "dask_client"
                 or _exited_zero_after(evidence, f)
                 or _ray_driver_finished(first, f)
+                or fresh
             )
         )
     ]
-    # a shell's report of a job ended by a signal does not date the end (``_shell_reported``): a run's own word that
-    # it succeeded counts before it too
-    undated = _shell_reported(evidence)
+    # a shell's or timeout's report of the job's end does not date it (``_undated_end_reports``): a run's own word
+    # that it succeeded counts before it too
+    undated = _undated_end_reports(evidence)
     done = [
         (p, f)
         for p, f in reports
@@ -590,7 +593,30 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     return healthy_by_fact(diag, rule_id=FINISHED_RULE_ID, message=message, confidence=CONFIDENCE, fix=fix)
 
 
-def _shell_reported(evidence: JobEvidence) -> set[tuple[str, int]]:
+# causes that fail a launch before any worker runs (the store cannot bind its port, the rendezvous never completes):
+# training printed after one is a later launch's, where a worker's error before the first step says nothing of that
+_LAUNCH_CAUSES = frozenset({"port_in_use", "rendezvous_timeout"})
+
+
+def _trained_only_after(evidence: JobEvidence, first: Event, t_first: datetime | None) -> bool:
+    """Every progress line the job printed comes after its failure ``first`` (printed at ``t_first``), and there are
+    some: the failure came before any process trained, and the training that followed was a new launch (a shell loop
+    retrying the launcher after a port clash, a job resubmitted into the same log). A second job failing on the port
+    of one already running finds that one's progress before its own failure: the holder started first."""
+    printing = [rp for rp in evidence.progress.values() if rp.lines] or [
+        rp for rp in evidence.unranked_progress if rp.lines
+    ]
+    if not printing:
+        return False
+    for rp in printing:
+        before, after = _split(rp, first, t_first)
+        # ``recent`` keeps the last lines only: all of them after the failure must be all the rank printed
+        if before or len(after) != rp.lines:
+            return False
+    return True
+
+
+def _undated_end_reports(evidence: JobEvidence) -> set[tuple[str, int]]:
     """Lines of a script's shell reporting a job it started ended by a signal ("./run.sh: line 15: 21820 Killed
     <command>"; ``ProcessExit`` by ``shell``). bash prints a background job's status when it reaps the job (at
     ``wait``, or before the next command it runs; ``jobs.c`` ``notify_of_job_status``), not when the job ended, so the
@@ -924,8 +950,9 @@ def went_on_after_signal(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
     if not printing:
         return diag
-    signalled = {id(f.event) for f in evidence.facts if isinstance(f, SignalFact)}
-    failures = [e for e in _failures(evidence) if id(e) not in signalled | waited and e is not first]
+    # the signal's own lines and timeout's status are the stop the ranks went on from, not failures after it
+    passed = waited | {id(f.event) for f in evidence.facts if isinstance(f, SignalFact)}
+    failures = [e for e in _failures(evidence) if id(e) not in passed and e is not first]
     how = _all_went_on(evidence, printing, first, failures)
     if how is None:
         return diag

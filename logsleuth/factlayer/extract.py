@@ -714,7 +714,9 @@ _FINISHED = lazy(
     # finished" and "training done: 0 steps because ..." read no differently from the library lines above
     # (or after python logging's " - " separator: Hydra's "[time][module][INFO] - training complete", the common
     # "%(asctime)s - %(name)s - %(levelname)s - %(message)s")
-    r"|(?P<script>(?:^|\]\s*|:\s+|\s-\s+)[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)| iteration \d))"
+    # (also "finished 3 epochs, val acc 0.98", "Finished 200 steps": the count of what it finished)
+    r"|(?P<script>(?:^|\]\s*|:\s+|\s-\s+)(?:[Tt]raining (?:done|finished|complete)\b(?![\w-]| with (?:error|failure)"
+    r"| iteration \d)|[Ff]inished (?:training )?\d+ (?:epochs?|steps|iterations|rounds)\b(?! (?:of|out of|/) )))"
     # Dask distributed's scheduler when the job's client (the driver) closes its connection (``distributed/
     # scheduler.py`` ``remove_client``: "Close client connection: Client-7ed0ca1c-..."): the driver's work is over
     # (done, or failed before, which its own error then says), and the scheduler and workers, services that run until
@@ -883,6 +885,8 @@ _FINISHED_WORDS = (
     "raining done",
     "raining finished",
     "raining complete",
+    *(f"inished {d}" for d in "0123456789"),
+    "inished training ",
     "Close client connection: Client-",
     "Job completed successfully",
     "Done!",
