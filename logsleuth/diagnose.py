@@ -41,6 +41,8 @@ SYMPTOM_ONLY_FACTOR = 0.7
 COLLATERAL = frozenset({"peer_process_died", "collective_timeout", "job_preempted"})
 # causes that say the job was stopped from outside (a signal to the launcher), not why a process died
 OUTSIDE_STOPS = frozenset({"job_preempted", "terminal_hangup"})
+# causes that are the rest of the job waiting for a member, which a process that could not start explains
+WAITED_FOR_THE_DEAD = frozenset({"rendezvous_timeout"})
 GENERIC_PRIORITY = 20
 _WAITERS = frozenset(
     {"collective_timeout", "collective_mismatch", "rendezvous_timeout", "peer_process_died"}
@@ -157,6 +159,10 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
             continue
         if remote_pid is not None and e.pid == remote_pid:
             return m
+        # a process whose environment failed it (an import, a version check) never got to wait at the rendezvous: a
+        # rendezvous timeout printed after its traceback is the rest of the job waiting for it
+        if m.root_cause in WAITED_FOR_THE_DEAD and winner.root_cause == "library_version_mismatch":
+            continue
         if chained is None and _same_stream(e, ev) and 0 <= e.line - ev.end_line <= limit:
             chained = m
             if remote_pid is None:

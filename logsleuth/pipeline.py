@@ -24,6 +24,7 @@ from .factlayer import Fact
 from .factlayer.kinds import ProcessExit
 from .factlayer.reason import (
     FactStream,
+    coordination_aborts,
     crash_library,
     exception_summary,
     fallback_records,
@@ -649,7 +650,8 @@ def decide(
         elastic_root=evidence.elastic_root,
         siblings=sibling_terminations(evidence.facts)
         | stopped_after_failure(evidence.facts)
-        | peer_loss_aborts(evidence.facts),
+        | peer_loss_aborts(evidence.facts)
+        | coordination_aborts(evidence.facts),
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)

@@ -162,16 +162,12 @@ def test_decisive_line_deleted_model_still_names_the_cause(clf, rules, tmp_path:
     assert d.hypotheses[0].method == "model"
 
 
-# Healthy logs the product still flags, each a known miss reported in README ("Fresh batches", wave AN) and in the
-# issue's note: kept here so the check below holds for every other healthy log, and fails the day one of these is
-# read right (then delete it from the list).
-KNOWN_FLAGGED = {
-    # wave AY: `fabric run` failed on a port clash (torchrun's traceback alone) and a shell loop ran it again, which
-    # trained to the end; the same log as a sweep's two launchers on one port, where the failed one never trained.
-    # (Six more were read right since: ``relaunched``, Prefect's top-level flow finish, Celery's redelivery, one
-    # failure reported by three handlers at once, and a shell's undated kill report; tests/test_runs_that_went_on.py.)
-    "logs/run-waveay-b-fabric-bread-healthy-port-retry/job.log",
-}
+# Healthy logs the product still flags, each a known miss reported in README ("Fresh batches") and in the note:
+# kept here so the check below holds for every other healthy log, and fails the day one of these is read right (then
+# delete it from the list). None since the session of wave BR: the last, wave AY's `fabric run` launched again by a
+# shell loop after a port clash, is read healthy (``recovered._trained_only_after``; tests/test_fact_launch_retry.py),
+# as six before it were (tests/test_runs_that_went_on.py).
+KNOWN_FLAGGED: frozenset[str] = frozenset()
 
 
 def _known_fp_rate(corpus: Path = CORPUS) -> float:

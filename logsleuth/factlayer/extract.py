@@ -2057,6 +2057,10 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
                     event=ev, signal=sig, signum=tables.SIGNAL_NUMBERS.get(sig), sender="launcher", target=target
                 )
             )
+    if "Terminating process because the JAX distributed service detected fatal errors" in text:
+        # the JAX/XLA distributed client ends its own process once the coordination service reported an error from any
+        # task (``xla/pjrt/distributed/client.h``: LOG(QFATAL) -> abort): a SIGABRT sent because another task failed
+        out.append(SignalFact(event=ev, signal="SIGABRT", signum=6, sender="coordination_service"))
     if "Terminating process" in text and (m := _SPAWN_TERMINATE.search(text)):
         sig = m["name"]
         target = plausible.pid(m["pid"])

@@ -234,7 +234,8 @@ class SignalFact(Fact):
 
     Attributes:
         signal: ``SIGTERM``...; signum: its number; sender: ``scheduler`` | ``launcher`` (stopping siblings after
-        a failure) | ``terminal`` (SIGHUP) | ``unknown``; target: the pid the sender names as the one it signals
+        a failure) | ``terminal`` (SIGHUP) | ``coordination_service`` (JAX's distributed client aborting its own
+        process after the coordination service reported another task's error) | ``unknown``; target: the pid the sender names as the one it signals
         (torchrun's "Sending process 141 closing signal SIGTERM", DeepSpeed's "Killing subprocess 141"), or None;
         step: the Slurm job step the sender terminates (srun's "Terminating job step 42.0"), or "".
     """

@@ -1240,6 +1240,36 @@ def peer_loss_aborts(facts: Sequence[Fact]) -> frozenset[int]:
     return frozenset(out)
 
 
+def coordination_aborts(facts: Sequence[Fact]) -> frozenset[int]:
+    """``id()`` of the reports of a SIGABRT that JAX's distributed client sent its own process (a ``SignalFact`` by
+    ``coordination_service``: "Terminating process because the JAX distributed service detected fatal errors. This
+    most likely indicates that another task died", ``xla/pjrt/distributed/client.h``): the process was ended because
+    another task failed, a symptom like a lost peer. Each such line explains one SIGABRT report by each observer (the
+    process's own handler, the shell that started it; in job order, since the reports rarely say which process was
+    which), and a wrapper's bare status for the job (``echo $?``: "exited with 134") when every observer's SIGABRT
+    reports are explained. A SIGABRT beyond
+    them, or any other signal (the SIGSEGV of the task that died), stays a cause. ``facts`` in job order."""
+    told = sum(1 for f in facts if isinstance(f, SignalFact) and f.sender == "coordination_service")
+    if not told:
+        return frozenset()
+    aborts = [f for f in facts if isinstance(f, ProcessExit) and f.signal == "SIGABRT"]
+    # one process's abort is reported by each of its observers (its own faulthandler, the shell that started it, a
+    # script echoing its status): each observer's reports are counted against the client's lines on their own
+    by: dict[str, list[ProcessExit]] = {}
+    for f in aborts:
+        if not _bare_status(f):
+            by.setdefault(f.reporter, []).append(f)
+    out = {id(f.event) for reports in by.values() for f in reports[:told]}
+    if all(len(reports) <= told for reports in by.values()):
+        out |= {id(f.event) for f in aborts if _bare_status(f)}
+    return frozenset(out)
+
+
+def _bare_status(f: ProcessExit) -> bool:
+    """``f`` is a wrapper's report of the job's status alone ("job exited with 134"; no words of its own, no process)."""
+    return f.reporter in ("shell", "timeout") and f.code is not None and not f.detail
+
+
 # retry reports whose own log record carries the error they retried on its next lines (``WorkRetried.by``), and how
 # many lines such a record takes: XGBoost's tracker fallback warning prints the bind error's text and libxgboost's
 # stack (about a dozen lines) under it

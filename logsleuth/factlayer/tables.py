@@ -596,6 +596,15 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # MXNet Gluon's ``split_and_load`` (``mxnet/gluon/utils.py`` ``split_data``): "data with shape (256, 3, 32, 32) cannot
     # be evenly split into 6 slices along axis 0. Use a batch size that's multiple of 6 ..." (d2l-ai/d2l-zh#354)
     (r"cannot be evenly split into \d+ slices along axis \d+", "batch_config"),
+    # JAX placing a global batch over a data-parallel mesh axis (``jax/_src/sharding.py`` ``_common_shard_shape``,
+    # ``IndivisibleError``: "Sharding NamedSharding(mesh=Mesh('batch': 4, ...), spec=P('batch', None), ...) implies that
+    # array axis 0 is partitioned 4 times, but the dimension size is 62"; Keras 3's ``DataParallel`` names its axis
+    # 'batch'): the batch does not divide by the data-parallel devices. A weight's axis over a model axis is not this.
+    (
+        r"spec=P(?:artitionSpec)?\('(?:batch|data|dp)'[^\n]{0,300}?implies that array axis 0 is partitioned \d+ times, "
+        r"but the dimension size is \d+",
+        "batch_config",
+    ),
     (
         r"(?:configured object store size exceeds the capacity of /dev/shm|/dev/shm[^\n]{0,80}?(?:is too small|"
         r"too small for|has only \d))",
