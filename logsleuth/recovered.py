@@ -603,9 +603,7 @@ def _trained_only_after(evidence: JobEvidence, first: Event, t_first: datetime |
     some: the failure came before any process trained, and the training that followed was a new launch (a shell loop
     retrying the launcher after a port clash, a job resubmitted into the same log). A second job failing on the port
     of one already running finds that one's progress before its own failure: the holder started first."""
-    printing = [rp for rp in evidence.progress.values() if rp.lines] or [
-        rp for rp in evidence.unranked_progress if rp.lines
-    ]
+    printing = _printing(evidence)
     if not printing:
         return False
     for rp in printing:
@@ -614,6 +612,14 @@ def _trained_only_after(evidence: JobEvidence, first: Event, t_first: datetime |
         if before or len(after) != rp.lines:
             return False
     return True
+
+
+def _printing(evidence: JobEvidence) -> list[RankProgress]:
+    """The ranks that printed progress, or, where no line names a rank, the job's unranked progress (every process's
+    lines in one stream: a counter each process prints repeats)."""
+    return [rp for rp in evidence.progress.values() if rp.lines] or [
+        rp for rp in evidence.unranked_progress if rp.lines
+    ]
 
 
 def _undated_end_reports(evidence: JobEvidence) -> set[tuple[str, int]]:
@@ -945,9 +951,7 @@ def went_on_after_signal(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         return diag
     if any(isinstance(f, SchedulerVerdict) for f in evidence.facts):
         return diag
-    ranked = [rp for rp in evidence.progress.values() if rp.lines]
-    # progress that names no rank is every process's lines in one stream: a counter each process prints repeats
-    printing = ranked or [rp for rp in evidence.unranked_progress if rp.lines]
+    printing = _printing(evidence)
     if not printing:
         return diag
     # the signal's own lines and timeout's status are the stop the ranks went on from, not failures after it

@@ -1247,8 +1247,8 @@ def coordination_aborts(facts: Sequence[Fact]) -> frozenset[int]:
     another task failed, a symptom like a lost peer. Each such line explains one SIGABRT report by each observer (the
     process's own handler, the shell that started it; in job order, since the reports rarely say which process was
     which), and a wrapper's bare status for the job (``echo $?``: "exited with 134") when every observer's SIGABRT
-    reports are explained. A SIGABRT beyond
-    them, or any other signal (the SIGSEGV of the task that died), stays a cause. ``facts`` in job order."""
+    reports are explained. A SIGABRT beyond them, or any other signal (the SIGSEGV of the task that died), stays a
+    cause. ``facts`` in job order."""
     told = sum(1 for f in facts if isinstance(f, SignalFact) and f.sender == "coordination_service")
     if not told:
         return frozenset()
