@@ -67,6 +67,18 @@ _GPU_WORD = re.compile(
     r"(?i)\b(?:cuda\w*|gpus?|nccl\w*|nvidia\w*|nvml\w*|busid|rocm|hip|xid|cudnn|cublas\w*)\b|cuda:\d"
 )
 
+# ... and ``duplicate_gpu`` also needs a line the rules or the model read to state where ranks run: NCCL's own report
+# ("Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000", ``src/init.cc``), a device or bus id
+# ("cudaDev 0", "busId 1b000", "cuda:0"), the device mask or selection (CUDA_VISIBLE_DEVICES, ``set_device``,
+# local_rank). The error code NCCL returns for it (``ncclInvalidUsage``, "invalid usage") is returned for every
+# misuse of its API, and "unhandled system error" for none of them: on the 4288 logs of waves up to BR, fold models
+# named ``duplicate_gpu`` on six logs of other causes from such lines alone and on none that was one.
+NEEDS_PLACEMENT = frozenset({"duplicate_gpu"})
+_PLACEMENT = re.compile(
+    r"(?i)duplicate gpu|both on (?:cuda )?device|same (?:gpu|device|cuda device)|\bcudaDev\b|\bbusId\b|cuda:\d"
+    r"|CUDA_VISIBLE_DEVICES|\bdevice[_ ]?ids?\b|set_device|\blocal_rank\b|\bgpu\s*\d|\bdevice\s*\d"
+)
+
 
 # healthy verdicts read from facts that the job succeeded (``shutdown_hang.teardown_after_success``: every worker
 # exited 0 by its launcher's report; ``recovered.resumed_after_failure``: every rank went on past the failure;
@@ -266,6 +278,8 @@ def combine(d: Diagnosis, get_vote: Callable[[], Vote | None], rules: RuleSet, *
     if vote.label in NEEDS_VERSIONS and not _states_versions(d, vote):
         return _listed(d, stats, vote)
     if vote.label in NEEDS_GPU and not _names_gpu(d, vote):
+        return _listed(d, stats, vote)
+    if vote.label in NEEDS_PLACEMENT and not any(_PLACEMENT.search(t) for t in _texts_read(d, vote)):
         return _listed(d, stats, vote)
 
     if d.verdict == "no_failure":

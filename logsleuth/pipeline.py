@@ -47,6 +47,7 @@ from .interrupted import interrupted_while_waiting
 from .jobfiles import error_file_event, error_files, infer
 from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
 from .nccl_carried_on import NcclWarnsCarriedOn
+from .never_met import membership_never_formed
 from .numeric_tail import NumericTail, implausible_rate, loss_exploded
 from .parse import parse
 from .parse.decoration import undecorate
@@ -658,6 +659,7 @@ def decide(
     diag = peer_lost_while_memory_grew(evidence, diag)
     diag = peer_left_cleanly(evidence, diag)  # mp.spawn's only failure lost its peer: the others had exited cleanly
     diag = collective_after_finish(evidence, diag)  # a collective waited after a loop said it finished
+    diag = membership_never_formed(evidence, diag)  # a rendezvous/quorum wait ran out before anyone trained a step
     diag = loss_exploded(evidence, diag)
     diag = implausible_rate(evidence, diag)  # a learning rate of 10+ and a loss that never came down
     # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the

@@ -443,6 +443,10 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # tcp://10.0.0.1:8786 after 30 s" - nothing answered at that address (a scheduler not started, another port); a
     # nanny that cannot reach its scheduler fails to start ("Nanny failed to start.")
     (r"Timed out trying to connect to \S+ after [\d.]+ s\b", "rendezvous"),
+    # torchft's Rust clients (``torchft/src/lib.rs`` ``connect``, the manager server reaching the lighthouse):
+    # "failed to connect to http://10.0.0.9:29510 within timeout of 60s; verify the address is correct and the server
+    # is running and reachable" - the coordinator the process must register with never answered
+    (r"\bfailed to connect to \S+ within (?:a )?timeout of [\d.]+ ?m?s\b", "rendezvous"),
     # gRPC Python's error for a call whose deadline passed before the server answered (``grpc/_channel.py``
     # ``_InactiveRpcError``: "<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.DEADLINE_EXCEEDED"):
     # the same wait that ran out as ``TIMEOUT_TYPES``, over the RPC layer that parameter servers and coordinators use

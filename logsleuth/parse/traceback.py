@@ -68,6 +68,11 @@ _MESSAGE_END = regex.compile(
     r"|[=*#~-]{4}"  # a rule line opens a block of its own (torchelastic's ChildFailedError summary)
     r"|[\w.-]+:\d+:\d+ \[\d+\]|\(\w+ pid=|\d+%\|"  # another process's NCCL or Ray line, a progress bar
 )
+# ... except an indented line that opens with a C++ source location: the wrapped exception's own text, as a framework
+# re-raising with the original message on an indented line prints it (fastai's ``Callback.__call__``: "Exception occured
+# in `Recorder` when calling event `after_batch`:\n\t{original message}", gloo's "[../gloo/transport/tcp/pair.cc:553]
+# Connection closed by peer [10.0.0.2]:23685")
+_SOURCE_LOCATION = regex.compile(r"\[[^\]\s]+\.(?:cc|cpp|cxx|h|hpp|cu|c):\d+\] ")
 
 
 @dataclass
@@ -172,7 +177,8 @@ class Traceback:
     def _add_message_line(self, line_no: int, text: str, body: str) -> str:
         assert self.message_lines is not None
         stripped = body.strip()
-        if not stripped or _MESSAGE_END.match(stripped) or _EXC.match(stripped) and self.message_lines:
+        ended = _MESSAGE_END.match(stripped) and not (body[:1].isspace() and _SOURCE_LOCATION.match(stripped))
+        if not stripped or ended or _EXC.match(stripped) and self.message_lines:
             self.message_lines = None
             return "end"
         self.lines.append(text)

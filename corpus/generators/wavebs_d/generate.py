@@ -125,7 +125,7 @@ SCENARIOS = [
              timeout=300, hang_ok=True),
     Scenario("wrong-ifname", "nccl_network_config", job(minr=2, env={1: "GLOO_SOCKET_IFNAME=ib0"}), END, prep=prep(),
              timeout=200, hang_ok=True),
-    Scenario("node2-vanishes", "peer_process_died", job(minr=2), END, prep=prep(),
+    Scenario("node2-vanishes", "host_oom_killed", job(minr=2), END, prep=prep(),
              trigger=((AT, "rank101:KILL"), (AT, "rank1:KILL")), timeout=300, hang_ok=True),
     Scenario("metric-shape", "collective_mismatch", job("--inject shape", minr=2), END, prep=prep(), timeout=300,
              hang_ok=True),

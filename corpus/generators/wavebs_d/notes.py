@@ -84,7 +84,7 @@ NOTES = {
                     "fail at .../gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find address for: ib0', "
                     "'DistStoreError: wait timeout after 15000ms, keys: /torchft/1/0/0/1', \"AttributeError: 'Future' "
                     "object has no attribute '_fut'\"",
-    "node2-vanishes": f"peer_process_died: {W},{F}; at step 80 the harness SIGKILLs ft-node-02's torchrun agent and "
+    "node2-vanishes": f"host_oom_killed: {W},{F}; at step 80 the harness SIGKILLs ft-node-02's torchrun agent and "
                       "then its worker (the host's processes vanish without a word); only ft-node-01's side of the "
                       "loss is in the log: ft-node-02's output stops after step 80, the lighthouse drops to '[1/1 "
                       "participants healthy][1 heartbeating]', and ft-node-01's quorum times out. evidence: last "
