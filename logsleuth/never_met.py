@@ -6,7 +6,10 @@ asks the lighthouse for a quorum of ``min_replica_size`` replica groups: "Quorum
 1 participants, need min_replicas 2") - waited for processes that had not joined. Before the job's first training step
 that is a start-up failure: a member never started, started late, or could not reach the coordinator
 (``rendezvous_timeout``), not a collective of a running job that stalled. Mid-run the same wait is the symptom of a
-member that died or stopped, and is left to the rest of the diagnosis.
+member that died or stopped: when no process reported an error or an exit by signal and the job was then stopped from
+outside (a scheduler's SIGTERM reaching processes still alive), a member stopped answering without a word
+(``silent_hang``, ``member_went_silent``: no watchdog names a collective, a quorum is not one); a member's own death,
+when the log shows it, is read by the rest of the diagnosis.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import TYPE_CHECKING
 import regex
 
 from .diagnose import decided_by_fact
-from .factlayer.kinds import ExceptionFact
+from .factlayer.kinds import ExceptionFact, ProcessExit, SignalFact
 from .parse.timestamps import one_clock
 from .types import Diagnosis, Event, Fix, Match
 
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
 
 RULE_ID = "membership-never-formed"
 CONFIDENCE = 0.8
+SILENT_RULE_ID = "member-went-silent"
+SILENT_CONFIDENCE = 0.7
 # a function that waits for the job's members to meet, on the exception's stack (innermost last)
 _MEMBERSHIP_WAIT = regex.compile(r"(?i)quorum|rendezvous|\brdzv")
 # the family the fact layer gives a wait that ran out (``tables.TIMEOUT_TYPES``: Python's TimeoutError and kin)
@@ -37,16 +42,12 @@ def membership_never_formed(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     ``diag`` unchanged."""
     if diag.verdict != "failure" or not diag.evidence or diag.root_cause == "rendezvous_timeout":
         return diag
-    first = diag.evidence[0].event
-    fact = next(
-        (f for f in evidence.facts if isinstance(f, ExceptionFact) and f.event is first and f.family == _TIMEOUT), None
-    )
-    if fact is None:
+    found = _membership_timeout(evidence, diag)
+    if found is None:
         return diag
-    waits = [fr for fr in first.params.get("frames") or [] if _MEMBERSHIP_WAIT.search(str(fr.get("func", "")))]
-    if not waits or _trained_before(evidence, first):
-        return diag
-    where = f"{waits[-1].get('file', '')}:{waits[-1].get('line', '')} in {waits[-1].get('func', '')}"
+    first, fact, where = found
+    if _trained_before(evidence, first):
+        return member_went_silent(evidence, diag, first, fact, where)
     message = (
         f"{fact.type} in a wait for the job's members ({where}) before any rank printed a training step: the job's "
         "processes never all met (a member not started, started late, or unable to reach the coordinator)."
@@ -70,6 +71,73 @@ def membership_never_formed(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     match = Match(RULE_ID, "rendezvous_timeout", "cause", first, severity="high", confidence=CONFIDENCE)
     title = "The job's members never met: a rendezvous/quorum wait ran out before the first step"
     return decided_by_fact(diag, match, title=title, message=message, fix=fix)
+
+
+def member_went_silent(
+    evidence: JobEvidence, diag: Diagnosis, first: Event, fact: ExceptionFact, where: str
+) -> Diagnosis:
+    """``diag`` answered ``silent_hang`` when the membership wait at ``first`` ran out mid-run, no process reported an
+    exit by signal or an exception other than the waits and the launcher's relay of them (``ChildFailedError``), and
+    a scheduler's SIGTERM came after it (processes still alive, stopped from outside); else ``diag`` unchanged."""
+    if diag.root_cause != "collective_timeout":
+        return diag
+    stopped = next(
+        (
+            f
+            for f in evidence.facts
+            if isinstance(f, SignalFact)
+            and f.signal == "SIGTERM"
+            and f.sender == "scheduler"
+            and _after(f.event, first)
+        ),
+        None,
+    )
+    if stopped is None:
+        return diag
+    for f in evidence.facts:
+        if isinstance(f, ProcessExit) and f.signal and f.event.line < stopped.event.line:
+            return diag  # a process died by a signal before the stop: its death, not a silent member
+        if isinstance(f, ExceptionFact) and f.family != _TIMEOUT and not f.type.endswith("ChildFailedError"):
+            return diag
+    message = (
+        f"{fact.type} in a wait for the job's members ({where}) after training had begun, no process reported an "
+        f"error or a death by signal, and the job was stopped from outside later ({stopped.event.path}:"
+        f"{stopped.event.line}): a member stopped answering without a word (SIGSTOP, a deadlock, a stuck device)."
+    )
+    fix = Fix(
+        summary="A member of the job stopped making progress without an error; the others timed out waiting for it.",
+        steps=(
+            "Find the member whose output stops first (its last step line) and, on a live run, dump its stacks "
+            "(`py-spy dump --pid`) to see where it waits.",
+            "Check that host for a stopped or throttled process (`ps -o stat` shows T for SIGSTOP, D for "
+            "uninterruptible I/O), a hung filesystem or device.",
+            "torchft drops a replica group that stops heartbeating only if `min_replica_size` still holds without it: "
+            "a lower minimum lets the others go on.",
+        ),
+        references=("https://github.com/pytorch/torchft",),
+    )
+    match = Match(SILENT_RULE_ID, "silent_hang", "cause", first, severity="high", confidence=SILENT_CONFIDENCE)
+    title = "A member stopped answering mid-run; the others' wait for it ran out"
+    return decided_by_fact(diag, match, title=title, message=message, fix=fix)
+
+
+def _membership_timeout(evidence: JobEvidence, diag: Diagnosis) -> tuple[Event, ExceptionFact, str] | None:
+    """The decisive line's timeout in a membership wait: ``(event, fact, "file:line in func")``, or None."""
+    first = diag.evidence[0].event
+    fact = next(
+        (f for f in evidence.facts if isinstance(f, ExceptionFact) and f.event is first and f.family == _TIMEOUT), None
+    )
+    if fact is None:
+        return None
+    waits = [fr for fr in first.params.get("frames") or [] if _MEMBERSHIP_WAIT.search(str(fr.get("func", "")))]
+    if not waits:
+        return None
+    return first, fact, f"{waits[-1].get('file', '')}:{waits[-1].get('line', '')} in {waits[-1].get('func', '')}"
+
+
+def _after(e: Event, first: Event) -> bool:
+    """``e`` comes after ``first`` (same file: by line; else by neither's time being known, True)."""
+    return e.line > first.line if e.path == first.path else True
 
 
 def _trained_before(evidence: JobEvidence, first: Event) -> bool:

@@ -2,7 +2,8 @@
 training started by ``accelerate launch`` / torchrun, both multi-node across network namespaces).
 
 - A wait for the job's members (torchft's quorum, torch's rendezvous) that times out before any rank trained a step is
-  a start-up failure, ``rendezvous_timeout`` (``never_met``); the same wait mid-run is a member lost, not that.
+  a start-up failure, ``rendezvous_timeout`` (``never_met``); the same wait mid-run, with nothing dead and the job
+  stopped from outside later, is a member that stopped answering (``silent_hang``).
 - torchft's clients word a coordinator that never answered "failed to connect to <url> within timeout of 60s".
 - fastai re-raises a callback's exception with the original message on an indented next line ("Exception occured in
   `Recorder` when calling event `after_batch`:\\n\\t[.../pair.cc:553] Connection closed by peer"): that text belongs to
@@ -38,10 +39,19 @@ def test_a_quorum_that_never_formed_before_the_first_step_is_a_rendezvous_timeou
     assert "collective_timeout" in {s.root_cause for s in diag.symptoms}
 
 
-def test_the_same_wait_after_training_began_is_not_a_start_up_failure() -> None:
-    # group 1 SIGSTOPped at step 81: group 0's quorum wait ran out mid-run
+def test_the_same_wait_after_training_began_is_a_member_that_went_silent(tmp_path: Path) -> None:
+    # group 1 SIGSTOPped at step 81: group 0's quorum wait ran out mid-run, nothing died, and the scheduler's SIGTERM
+    # later reached group 1's launcher, still alive
     diag = analyze([_job("run-wavebs-d-rank-stopped")], model=False)
-    assert diag.root_cause != "rendezvous_timeout"
+    assert diag.root_cause == "silent_hang" and diag.rule_id == "member-went-silent"
+    # cut before the scheduler's SIGTERM: nothing says the member was alive, the wait that ran out is what is known
+    lines = Path(_job("run-wavebs-d-rank-stopped")).read_text(encoding="utf-8").splitlines(keepends=True)
+    keep = next(i for i, s in enumerate(lines) if "Received 15 death signal" in s)
+    cut = tmp_path / "job.log"
+    cut.write_text("".join(lines[:keep]), encoding="utf-8")
+    assert analyze([str(cut)], model=False).root_cause == "collective_timeout"
+    # a member killed mid-run (its launcher's SIGKILL reported by the job shell) is that death, not a silent member
+    assert analyze([_job("run-wavebs-d-node2-vanishes")], model=False).root_cause == "host_oom_killed"
 
 
 def test_a_coordinator_that_never_answered_the_connect_is_the_rendezvous_family() -> None:
