@@ -33,6 +33,7 @@ from .factlayer.reason import (
     interrupted_from,
     peer_loss_aborts,
     sibling_terminations,
+    spark_stops,
     stopped_after_failure,
     teardown_from,
     unwinding,
@@ -625,6 +626,8 @@ def decide(
     # a SIGTERM after the script said training was done is its teardown, and so is what its file printed from that
     # signal on (the processes being stopped): no cause, not even a symptom of one
     stop = teardown_from(evidence.facts)
+    if stopped_executors := spark_stops(evidence.facts):  # a Spark executor's SIGTERM as the driver commanded
+        matches = [m for m in matches if (m.event.path, m.event.line) not in stopped_executors]
     unexplained = list(evidence.unexplained)
     if dropped := _context_dropped(evidence, matches, rules):
         files = {p: i for i, p in enumerate(dict.fromkeys(e.path for e in unexplained + dropped))}
@@ -632,6 +635,8 @@ def decide(
     if stop:
         matches = [m for m in matches if m.event.line < stop.get(m.event.path, m.event.line + 1)]
         unexplained = [e for e in unexplained if e.line < stop.get(e.path, e.line + 1)]
+    if stopped_executors:
+        unexplained = [e for e in unexplained if (e.path, e.line) not in stopped_executors]
     if fell_back := fallback_records(evidence.facts):  # an error text a fallback already handled (its own record)
         matches = [m for m in matches if not in_records(m.event, fell_back)]
         unexplained = [e for e in unexplained if not in_records(e, fell_back)]

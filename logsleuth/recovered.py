@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING
 import regex
 
 from .diagnose import healthy_by_fact
-from .factlayer.kinds import ExceptionFact, Fact, ProcessExit, RunFinished, SchedulerVerdict, SignalFact, WorkRetried
+from .factlayer.kinds import (
+    APP_ENDED_ONLY,
+    ExceptionFact,
+    Fact,
+    ProcessExit,
+    RunFinished,
+    SchedulerVerdict,
+    SignalFact,
+    WorkRetried,
+)
 from .factlayer.reason import exception_chain, teardown_from, uncaught
 from .parse.prefix import ray_forwarded
 from .parse.timestamps import one_clock
@@ -392,7 +401,7 @@ def retried_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         _point(evidence, f.event)
         for f in evidence.facts
         if isinstance(f, RunFinished)
-        and f.by != "dask_client"  # the client closes its connection whether its work failed or not
+        and f.by not in APP_ENDED_ONLY  # the client closes its connection whether its work failed or not
         and _after(_point(evidence, f.event), last.path, last.line, t_last)
     ]
     if not steps and not silent and done_after:
@@ -547,7 +556,7 @@ def finished_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
                 f.by in ROUNDS_FINISH
                 or rank is not None
                 and f.event.rank == rank
-                and f.by != "dask_client"
+                and f.by not in APP_ENDED_ONLY
                 or _exited_zero_after(evidence, f)
                 or _ray_driver_finished(first, f)
                 or fresh
@@ -647,7 +656,7 @@ def _ray_driver_finished(first: Event, done: RunFinished) -> bool:
     exception that reached it raises there, so a driver that prints its loop's finish line after the actor's traceback
     got past that error (the actor caught and logged it: a reward function's failure on one sample, dropped), as much
     as a rank printing its own finish line after its error (wave BK's GRPO run on Ray)."""
-    if done.by == "dask_client" or ray_forwarded(done.event.text) or not first.params.get("exc_type"):
+    if done.by in APP_ENDED_ONLY or ray_forwarded(done.event.text) or not first.params.get("exc_type"):
         return False  # a worker's death (Ray's own report of it) is nothing a worker caught
     return ray_forwarded(first.text)
 

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import healthy_by_fact
-from .factlayer.kinds import ProcessExit, RunFinished
+from .factlayer.kinds import APP_ENDED_ONLY, ProcessExit, RunFinished
 from .progress import _fmt
 from .recovered import CONFIDENCE, MIN_STEPS_AFTER, _after, _failed_after, _failures, _point, _split, _who
 from .types import Diagnosis, Event, Fix
@@ -112,7 +112,7 @@ def relaunched_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosi
             f
             for f in evidence.facts
             if isinstance(f, RunFinished)
-            and f.by != "dask_client"
+            and f.by not in APP_ENDED_ONLY
             and f.event.path == end.path
             and f.event.line > end.end_line
         ]

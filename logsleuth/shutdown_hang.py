@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact, healthy_by_fact
-from .factlayer.kinds import ProcessExit, RunFinished, SchedulerVerdict, SignalFact
+from .factlayer.kinds import APP_ENDED_ONLY, ProcessExit, RunFinished, SchedulerVerdict, SignalFact
 from .parse.timestamps import full, one_clock
 from .types import Diagnosis, Event, Fix, Match
 
@@ -91,7 +91,7 @@ def hung_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     for f in evidence.facts:
         # a Dask client's departure leaves the scheduler and workers running as services, stopped whenever their user
         # stops them: a late stop is no hang
-        if isinstance(f, RunFinished) and f.by != "dask_client":
+        if isinstance(f, RunFinished) and f.by not in APP_ENDED_ONLY:
             done, kill = f, None
         elif done is not None and kill is None:
             kill = _killed_from_outside(f)

@@ -529,6 +529,8 @@ _DEVICE_ASSERT = lazy(r"block: ?\[\d+,\d+,\d+\], thread: ?\[\d+,\d+,\d+\] Assert
 # torchrun's agent (``torch/distributed/elastic/agent/server/api.py``, ``SignalException`` handler) names the signal as
 # ``Signals.SIGTERM``, ``SIGTERM`` or, in torch 1.x-2.1, its number ("Received 15 death signal, shutting down workers",
 # determined-ai/determined#8915)
+_SPARK_SIGNAL = lazy(r"\bRECEIVED SIGNAL ([A-Z]{3,6})\b")
+SPARK_SIGNALS = frozenset({"SIGTERM", "SIGHUP", "SIGINT"})  # the ones ``SignalUtils.registerLogger`` logs
 _AGENT_SIGNAL = lazy(r"Received (?:Signals\.)?(?:(?P<name>SIG[A-Z]+)|(?P<num>\d{1,2})) death signal")
 # PaddlePaddle's launcher the same way (``paddle/distributed/launch/controllers/controller.py``, ``signal_handler``:
 # "Terminating with signal 2", then it stops its pod's worker processes and logs "Exit with signal 2")
@@ -722,6 +724,11 @@ _FINISHED = lazy(
     # (done, or failed before, which its own error then says), and the scheduler and workers, services that run until
     # stopped, only have to be stopped
     r"|(?P<dask_client>\bdistributed\.scheduler - INFO - Close client connection: Client-[\w-]+)"
+    # Spark's executor once the driver stops it (``core/.../executor/CoarseGrainedExecutorBackend.scala``, on
+    # ``StopExecutor``: "Driver commanded a shutdown"): the application is over (done, or failed before, which the
+    # driver's and tasks' own errors then say); the worker then stops the executor's JVM with SIGTERM, which Spark's
+    # ``SignalUtils`` logs at ERROR ("RECEIVED SIGNAL TERM") in every healthy run
+    r"|(?P<spark_executor>\bCoarseGrainedExecutorBackend: Driver commanded a shutdown\b)"
     # submitit in each task of a job once the submitted function returned (``submitit/core/submission.py``
     # ``process_job``: "Job completed successfully"), one line per task
     r"|(?P<submitit>\bsubmitit INFO \([^)]*\) - Job completed successfully\b)"
@@ -888,6 +895,7 @@ _FINISHED_WORDS = (
     *(f"inished {d}" for d in "0123456789"),
     "inished training ",
     "Close client connection: Client-",
+    "Driver commanded a shutdown",
     "Job completed successfully",
     "Done!",
     "Pipeline execution completed successfully",
@@ -1063,6 +1071,7 @@ GATE_WORDS: tuple[str, ...] = (
     *_RETRIED_WORDS,
     *_VERSION_WARNING_WORDS,
     "Caught signal",
+    "RECEIVED SIGNAL ",
     "*** Process received signal",
     "Termination caught in main thread",
     "terminated with the following error",
@@ -2038,6 +2047,10 @@ def _signals(ev: Event, text: str, out: list[Fact]) -> None:
         )
         # then it stops every worker of its pod (SIGTERM; the workers' own handlers name the launcher's pid)
         out.append(SignalFact(event=ev, signal="SIGTERM", signum=15, sender="launcher"))
+    if "RECEIVED SIGNAL " in text and (m := _SPARK_SIGNAL.search(text)) and ("SIG" + m[1]) in SPARK_SIGNALS:
+        # Spark's JVM signal logger (``core/.../util/SignalUtils.scala``: "RECEIVED SIGNAL TERM"): who sent it is not said
+        name = "SIG" + m[1]
+        out.append(SignalFact(event=ev, signal=name, signum=tables.SIGNAL_NUMBERS.get(name), sender="unknown"))
     if "closing signal" in text and (m := _CLOSING_SIGNAL.search(text)):
         out.append(
             SignalFact(

@@ -438,7 +438,8 @@ class RunFinished(Fact):
 
     Attributes:
         by: the library that printed it (``megatron``, ``transformers``, ``lightning``, ``fairseq``, ``torchelastic``,
-            ``script``; ``dask_client``: Dask's scheduler saying the job's client closed its connection; ``submitit``;
+            ``script``; ``dask_client``: Dask's scheduler saying the job's client closed its connection;
+            ``spark_executor``: Spark's executor told by the driver to shut down; ``submitit``;
             ``metaflow``: Metaflow's runtime's "Done!" once every step succeeded; ``kedro``: Kedro's runner once every
             node of the pipeline ran; ``ray_tune``: Ray Tune's status once every trial ended without an error).
         words: the line's words that say so.
@@ -447,6 +448,12 @@ class RunFinished(Fact):
     KIND: ClassVar[str] = "run_finished"
     by: str
     words: str
+
+
+# ``RunFinished.by`` of the services that only say the application is over, whether its work succeeded or failed:
+# Dask's scheduler closing the client's connection, Spark's executor told by the driver to shut down. They mark where
+# the job's teardown starts (``reason.teardown_signals``), never that the work was done.
+APP_ENDED_ONLY = frozenset({"dask_client", "spark_executor"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

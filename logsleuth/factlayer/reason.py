@@ -1334,12 +1334,33 @@ def teardown_from(facts: Sequence[Fact]) -> dict[str, int]:
     told to leave, a nanny or launcher killing a child that did not exit in time - not a failure of the job. A hang in
     that teardown is read from the facts themselves (``shutdown_hang.hung_after_finish``). ``facts`` in job order."""
     torn = teardown_signals(facts)
+    points = spark_stops(facts)
     out: dict[str, int] = {}
     for f in facts:
-        if id(f.event) in torn:
+        if id(f.event) in torn and (f.event.path, f.event.line) not in points:
             e = f.event
             out[e.path] = min(out.get(e.path, e.line), e.line)
     return out
+
+
+SPARK_STOP_LINES = 3  # lines from Spark's executor's "Driver commanded a shutdown" to its worker's SIGTERM
+
+
+def spark_stops(facts: Sequence[Fact]) -> frozenset[tuple[str, int]]:
+    """``(path, line)`` of the SIGTERM reports of Spark executors stopped as the driver commanded (``RunFinished`` by
+    ``spark_executor`` on one of the ``SPARK_STOP_LINES`` lines before, same file): each executor's own teardown, and
+    only that line - one console holds every executor's output one after another, so what follows is another
+    executor's, not this one's teardown. ``facts`` in job order."""
+    out: set[tuple[str, int]] = set()
+    last: dict[str, int] = {}
+    for f in facts:
+        e = f.event
+        if isinstance(f, RunFinished) and f.by == "spark_executor":
+            last[e.path] = e.end_line
+        elif isinstance(f, SignalFact) and f.signal == "SIGTERM" and e.path in last:
+            if 0 < e.line - last[e.path] <= SPARK_STOP_LINES:
+                out.add((e.path, e.line))
+    return frozenset(out)
 
 
 # a process's own failure-signal handler reporting the signal it got (``extract``: abseil, glog, faulthandler, Paddle)
