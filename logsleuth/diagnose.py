@@ -377,8 +377,11 @@ def diagnose(
 def decided_by_fact(diag: Diagnosis, match: Match, *, title: str, message: str, fix: Fix) -> Diagnosis:
     """``diag`` answered by ``match``: a cause read from job-level facts by code rather than a rule (``match.rule_id``
     names the reasoning: ``memory-growth``, ``loss-exploded``). Its cause, confidence, severity and line become the
-    answer; the old answer's evidence is listed as symptoms and its hypotheses follow."""
-    symptoms = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence) + diag.symptoms
+    answer; the old answer's evidence is listed as symptoms (or kept as evidence where it names the same cause: a
+    cause is never its own symptom) and its hypotheses follow."""
+    old = tuple(dataclasses.replace(m, role="symptom") for m in diag.evidence) + diag.symptoms
+    symptoms = tuple(m for m in old if m.root_cause != match.root_cause)
+    same = tuple(m for m in diag.evidence if m.root_cause == match.root_cause)
     return dataclasses.replace(
         diag,
         verdict="failure",
@@ -391,7 +394,7 @@ def decided_by_fact(diag: Diagnosis, match: Match, *, title: str, message: str, 
         severity=match.severity,
         hypotheses=(Hypothesis(match.root_cause, match.confidence, "rule", (match,), match.rule_id), *diag.hypotheses),
         first_failure=match.event,
-        evidence=(match,),
+        evidence=(match, *same),
         symptoms=symptoms[:MAX_LISTED],
         fix=fix,
     )
