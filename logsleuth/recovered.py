@@ -90,12 +90,19 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
                 return diag
             resumed.append((rp, after[0], None, top_after))
             continue
-        # restarted: the first step after the failure is back at or below one already printed (a resume from the last
-        # checkpoint, or from the start); then went past the furthest. A loop that only went on (a failed side tool,
-        # a skipped batch) shows no restart and decides nothing here.
-        if after[0][3] > top_before or top_after <= top_before:
+        # restarted: a step after the failure is back at or below one already printed (a resume from the last
+        # checkpoint, or from the start); from there it went past the furthest. The restart need not be the first
+        # line after the failure: a rank prints a step or two before its launcher stops it for the restart, and a
+        # rank-less stream mixes processes (torchft's surviving replica group going on while the failed one is
+        # started again). A loop that only went on (a failed side tool, a skipped batch) shows no restart and decides
+        # nothing here.
+        back = _restart_at(after, top_before)
+        if back is None or len(after) - back < MIN_STEPS_AFTER:
             return diag
-        resumed.append((rp, after[0], top_before, top_after))
+        top_after = max(p[3] for p in after[back:])
+        if top_after <= top_before or back and _launch_ended_between(evidence, first, after[back]):
+            return diag
+        resumed.append((rp, after[back], top_before, top_after))
     failures = _failures(evidence)
     if any(_failed_after(evidence, e, point) for _rp, point, _b, _a in resumed for e in failures):
         return diag
@@ -700,6 +707,25 @@ def _finished_after(evidence: JobEvidence, last: Event, t_last: datetime | None)
 def _point(evidence: JobEvidence, e: Event) -> Point:
     """Event ``e`` as a point in the job's order: its path, line and time (no progress counter)."""
     return (e.path, e.line, evidence.time_of(e) or e.time, (0, 0, 0))
+
+
+def _restart_at(after: Sequence[Point], top: tuple[int, int, int]) -> int | None:
+    """Index of the first of the progress points ``after`` a failure whose counter is back at or below ``top`` (the
+    furthest printed before it): where a restart or a new launch begins. None when every point is above ``top``."""
+    return next((i for i, p in enumerate(after) if p[3] <= top), None)
+
+
+def _launch_ended_between(evidence: JobEvidence, first: Event, start: Point) -> bool:
+    """torchrun printed its failure summary ("Root Cause (first observed failure)", ``evidence.elastic_root``) after
+    ``first`` and before the progress point ``start``: that launch ended for good, so the progress from ``start`` on
+    comes from a new launch (``relaunched.relaunched_after_failure``), not from a restart by the launcher."""
+    root = evidence.elastic_root
+    if root is None or root is first:
+        return False
+    t_first = evidence.time_of(first) or first.time
+    return _after(_point(evidence, root), first.path, first.end_line, t_first) and _after(
+        start, root.path, root.end_line, evidence.time_of(root) or root.time
+    )
 
 
 def _split(rp: RankProgress, first: Event, t_first: datetime | None) -> tuple[list[Point], list[Point]]:

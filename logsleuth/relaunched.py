@@ -23,7 +23,17 @@ from typing import TYPE_CHECKING
 from .diagnose import healthy_by_fact
 from .factlayer.kinds import APP_ENDED_ONLY, ProcessExit, RunFinished
 from .progress import _fmt
-from .recovered import CONFIDENCE, MIN_STEPS_AFTER, _after, _failed_after, _failures, _point, _split, _who
+from .recovered import (
+    CONFIDENCE,
+    MIN_STEPS_AFTER,
+    _after,
+    _failed_after,
+    _failures,
+    _point,
+    _restart_at,
+    _split,
+    _who,
+)
 from .types import Diagnosis, Event, Fix
 
 if TYPE_CHECKING:
@@ -91,10 +101,16 @@ def relaunched_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosi
         before, after = _split(rp, end, t_end)
         if not after:
             continue
+        if before:
+            # the new launch's first line: back at or below the furthest printed before; lines above it that come
+            # first are a process still running (a rank-less stream mixes processes: torchft's other replica groups
+            # train on while one node's launch is started again). None: the stream only went on, no new launch
+            back = _restart_at(after, max(p[3] for p in before))
+            if back is None:
+                return diag
+            after = after[back:]
         if len(after) < MIN_STEPS_AFTER or after[-1][3] <= after[0][3]:
             return diag
-        if before and after[0][3] > max(p[3] for p in before):
-            return diag  # went on from where it was: a stream that kept running, not a new launch
         starts.append(after[0])
         how.append(f"{_who(rp)} started at {_fmt(after[0][3])} and reached {_fmt(after[-1][3])}")
     failures = _failures(evidence)

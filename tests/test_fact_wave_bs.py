@@ -84,3 +84,31 @@ def test_a_wrapped_message_on_an_indented_line_belongs_to_the_exception() -> Non
 def test_the_sigkilled_worker_is_the_cause_behind_fastais_wrapped_lost_peer() -> None:
     diag = analyze([_job("run-wavebs-e-rank-sigkill")], model=False)
     assert diag.root_cause == "host_oom_killed"
+
+
+def test_torchft_replica_killed_and_restarted_recovers_in_the_full_reading_too(tmp_path) -> None:
+    """torchft's surviving replica group trains on through another group's SIGKILL (its steps go on: 90, 100...)
+    while the killed group is started again from step 0 and reaches the end; one rank-less stream holds both groups'
+    lines. Read without the line gate (every progress line kept) the restart is still found: a step after the failure
+    back at or below the furthest printed before, from which the stream went past it. Cut before the restarted group
+    printed its steps, nothing recovered: the SIGKILL stays the answer."""
+    log = Path(_job("run-wavebs-d-replica-killed-restarted"))
+    for gate in (True, False):
+        d = analyze([str(log)], model=False, gate=gate)
+        assert (d.root_cause, d.rule_id) == ("no_failure", "resumed-after-failure")
+    assert "had reached step 80, resumed at step 0 and reached step 190" in d.message  # the full reading's
+    lines = log.read_text().splitlines(keepends=True)
+    restart = next(i for i, ln in enumerate(lines) if "rg1 r0] bearing_ft: step 0 " in ln)
+    cut = tmp_path / "job.log"
+    cut.write_text("".join(lines[:restart]))
+    assert analyze([str(cut)], model=False, gate=False).root_cause == "host_oom_killed"
+
+
+def test_torchft_node_relaunched_after_its_launch_ended_reads_a_new_launch() -> None:
+    """The third node's torchrun printed its failure summary after its replica was SIGKILLed (a launch ended for
+    good) and the node was launched again while the other groups trained on: a new launch, read the same with and
+    without the gate (``relaunched``), never as the launcher's own restart."""
+    log = Path(_job("run-wavebs-d-replica-killed-3nodes"))
+    for gate in (True, False):
+        d = analyze([str(log)], model=False, gate=gate)
+        assert (d.root_cause, d.rule_id) == ("no_failure", "relaunched-after-failure")

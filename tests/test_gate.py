@@ -8,27 +8,13 @@ from logsleuth.pipeline import line_gate
 from tests.conftest import CORPUS, manifest_rows
 
 ROWS = manifest_rows()
-# Known divergence, open: the gate keeps a file's last lines but not its earlier plain progress lines, so in these
-# torchft runs (a replica group SIGKILLed and restarted or dropped while the others trained on; healthy) the gated
-# reading sees no progress before the failure and reads a restart (``recovered``), the full reading sees the other
-# group's steps go straight on through it and keeps the SIGKILL. The gated answer is the right one here by that
-# accident; strict, so the day both readings agree this list must shrink.
-GATE_DIVERGES = frozenset(
-    {"logs/run-wavebs-d-replica-killed-3nodes/job.log", "logs/run-wavebs-d-replica-killed-restarted/job.log"}
-)
-PARAMS = [
-    pytest.param(r, marks=pytest.mark.xfail(strict=True, reason="gate thins progress before a failure"))
-    if r["file"] in GATE_DIVERGES
-    else r
-    for r in ROWS
-]
 
 
 def test_gate_is_built_for_the_builtin_rules(rules) -> None:
     assert line_gate(rules) is not None, "a built-in rule pattern has no literal factor, or google-re2 is missing"
 
 
-@pytest.mark.parametrize("row", PARAMS, ids=[r["file"] for r in ROWS])
+@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
 def test_gated_analysis_equals_full_analysis(row: dict[str, str], rules) -> None:
     path = str(CORPUS / row["file"])
     fast = analyze([path], rules=rules, model=False, gate=True)
