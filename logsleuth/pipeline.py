@@ -44,6 +44,7 @@ from .flight import from_paths as flight_from_paths
 from .flight.read import only_dumps
 from .hang import decide as decide_hang
 from .hang import unheeded_sigterm
+from .install_skew import package_installed_twice
 from .interrupted import interrupted_while_waiting
 from .jobfiles import error_file_event, error_files, infer
 from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
@@ -665,6 +666,7 @@ def decide(
     diag = peer_left_cleanly(evidence, diag)  # mp.spawn's only failure lost its peer: the others had exited cleanly
     diag = collective_after_finish(evidence, diag)  # a collective waited after a loop said it finished
     diag = membership_never_formed(evidence, diag)  # a rendezvous/quorum wait ran out before anyone trained a step
+    diag = package_installed_twice(evidence, diag)  # one package's module run from two installs as different code
     diag = loss_exploded(evidence, diag)
     diag = implausible_rate(evidence, diag)  # a learning rate of 10+ and a loss that never came down
     # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the

@@ -978,7 +978,9 @@ _NAN_GRAD = lazy(
 _BAD_PROBABILITIES = lazy(r"invalid multinomial distribution \((?:encountering probability entry|sum of probabilities)")
 _NAN_OUTPUT = lazy(
     r"Predicted boxes or scores contain Inf/NaN"
-    r"|but found invalid values:\s*tensor\(\[*(?:[^\n\]]*,\s*)?[+-]?(?:nan|inf)\b"
+    # (the values on the next line, behind the per-line prefix PyTorch's launcher puts on a rank's error lines,
+    # "[rank1]: tensor([[nan, ...": wave BU's CleanRL PPO at lr 1e4)
+    r"|but found invalid values:\s*(?:\[rank\d+\]:\s*)?tensor\(\[*(?:[^\n\]]*,\s*)?[+-]?(?:nan|inf)\b"
     # The same check in any library's words, read by its grammar - a model quantity that "contains|has|had" NaN/Inf,
     # or NaN/Inf "detected|found in" one: Ignite's ``TerminateOnNan`` ("Output 'nan' contains NaN or Inf. Stop
     # training", ``ignite/handlers/terminate_on_nan.py``), TensorFlow's ``tf.debugging.check_numerics`` ("Tensor had

@@ -317,6 +317,11 @@ VERSIONED_PACKAGES = frozenset(
         "xformers", "bitsandbytes", "lightning", "pytorch_lightning", "huggingface_hub", "safetensors", "jax",
         "tensorflow", "sklearn", "nemo", "verl", "openrlhf", "torchao", "timm", "diffusers", "mmcv", "mmengine",
         "protobuf", "google",
+        # the RL stack: Gymnasium 1.0 renamed and removed wrappers and env APIs (Farama-Foundation/Gymnasium release
+        # v1.0.0: ``GrayScaleObservation`` -> ``GrayscaleObservation``, ``AutoResetWrapper`` -> ``Autoreset``), gym's
+        # 0.26 step/reset API change, stable-baselines3 following Gymnasium (wave BU's CleanRL run with gymnasium 1.x
+        # on one node)
+        "gymnasium", "gym", "stable_baselines3",
     }
 )  # fmt: skip
 # Keyword arguments that the ML stack's public classes renamed or removed between releases: a user's script written
