@@ -49,12 +49,12 @@ def skew(evidence: JobEvidence) -> tuple[str, Frame, Frame] | None:
     below ``site-packages/``/``dist-packages/`` ("fairscale/nn/data_parallel/sharded_ddp.py"), at least a package
     directory and a file; the other copy's path ends with it."""
     frames = list(_frames(evidence))
-    installed: dict[str, str] = {}  # module path within its package -> one root that holds it
+    installed: set[str] = set()  # module paths within their package, seen below site-packages/dist-packages
     for path, _func, _line, _ev in frames:
         for marker in _MARKERS:
-            root, sep, rel = path.rpartition(marker)
+            _root, sep, rel = path.rpartition(marker)
             if sep and "/" in rel:
-                installed.setdefault(rel, root + sep)
+                installed.add(rel)
     if not installed:
         return None
     seen: dict[tuple[str, str], dict[str, tuple[int, Event]]] = {}

@@ -82,10 +82,10 @@ def resumed_after_failure(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         if len(after) < MIN_STEPS_AFTER:
             return diag
         top_before = max((p[3] for p in before), default=None)
-        top_after = max(p[3] for p in after)
         if top_before is None:
             # failed before any progress: a restart shows only in the launcher's own record (``_elastic_restarted``),
             # or in a launcher stopping the whole job before the rank's progress began (``_relaunched``)
+            top_after = max(p[3] for p in after)
             if not (restarted or _relaunched(evidence, first, after[0])) or top_after <= after[0][3]:
                 return diag
             resumed.append((rp, after[0], None, top_after))
