@@ -28,7 +28,15 @@ from typing import TYPE_CHECKING
 
 from .bar_clock import BarMoved
 from .flight import FlightAnalysis
-from .progress import RankProgress, SilentFirst, last_progress_time, silent_first, typical_step_seconds
+from .progress import (
+    RankProgress,
+    SilentFirst,
+    StepClock,
+    last_progress_time,
+    silent_first,
+    step_clock,
+    typical_step_seconds,
+)
 from .taxonomy import title as taxonomy_title
 from .types import Diagnosis, Event, Fix, Hypothesis, Match
 
@@ -77,6 +85,7 @@ class Stall:
     gap_s: float | None
     step_s: float | None
     stalled: bool
+    from_durations: bool = False  # the gap was read from the steps' printed durations (``clock_stall``)
 
 
 def stall_facts(progress: dict[int, RankProgress], end: datetime | None) -> Stall:
@@ -98,6 +107,26 @@ def _stall(last: datetime | None, step: float | None, end: datetime | None, mini
         return Stall(None, step, False)
     gap = (end - last).total_seconds()
     return Stall(round(gap, 3), step, gap >= max(STALL_FACTOR * (step or 0.0), minimum))
+
+
+# a stall read from printed step durations (``clock_stall``): the steps' own durations leave out start-up, evaluation and
+# checkpoint saves, so the unaccounted time must be at least a minute and twice what the steps account for
+CLOCK_STALL_MIN_SECONDS = 60.0
+CLOCK_STALL_RATIO = 2.0
+
+
+def clock_stall(clock: StepClock | None, end: datetime | None) -> Stall:
+    """``Stall`` of untimed progress from its printed step durations (``progress.step_clock``): the gap from where the
+    steps' durations bring the clock (``StepClock.reached``) to the job's last timed line (the launcher's "Received 15
+    death signal" when a scheduler stopped it). Stalled from ``STALL_FACTOR`` steps, ``CLOCK_STALL_MIN_SECONDS`` and
+    ``CLOCK_STALL_RATIO`` times the seconds the steps account for: nanoGPT's 100 iterations of ~0.12 s each, then
+    torchrun's SIGTERM 101 s after the ranks' process groups formed, is a job that stopped progressing ~90 s before it
+    was stopped."""
+    if clock is None or end is None or clock.reached.year != end.year:
+        return Stall(None, clock.step_s if clock else None, False)
+    gap = (end - clock.reached).total_seconds()
+    stalled = gap >= max(STALL_FACTOR * clock.step_s, CLOCK_STALL_MIN_SECONDS, CLOCK_STALL_RATIO * clock.accounted_s)
+    return Stall(round(gap, 3), clock.step_s, stalled, from_durations=True)
 
 
 def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:
@@ -401,6 +430,8 @@ def decide(
         stall = loose if loose.step_s is not None else Stall(loose.gap_s, None, False)
     if stall.gap_s is None and bars is not None:
         stall = bar_stall(bars, end)
+    if stall.gap_s is None:  # untimed progress that prints its step durations
+        stall = clock_stall(step_clock([*progress.values(), *unranked]), end) if end is not None else stall
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
     ranks_info = dict(diag.ranks)
@@ -463,6 +494,8 @@ def decide(
     if new_root == "silent_hang":
         title = taxonomy_title("silent_hang")
         gap = f"no progress for {stall.gap_s:.0f}s before the log ends" if stall.gap_s else "no progress at the end"
+        if stall.gap_s and stall.from_durations:
+            gap += f" (the progress lines print no clock: their step durations, ~{stall.step_s:.3g}s, date the last step)"
         if unheeded is not None and ev is unheeded:
             gap = (
                 f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "

@@ -561,6 +561,7 @@ def collect(
             p,
             time=_normalise(p.time, year),
             last_time=_normalise(p.last_time, year),
+            clock_from=_normalise(p.clock_from, year),
             deduplicated=state.progress.deduplicated,
         )
         for r, p in state.progress.ranks.items()
@@ -586,7 +587,12 @@ def collect(
         stats=MappingProxyType(stats),
         progress=MappingProxyType(progress),
         unranked_progress=tuple(
-            dataclasses.replace(p, time=_normalise(p.time, year), last_time=_normalise(p.last_time, year))
+            dataclasses.replace(
+                p,
+                time=_normalise(p.time, year),
+                last_time=_normalise(p.last_time, year),
+                clock_from=_normalise(p.clock_from, year),
+            )
             for p in state.progress.unranked.values()
         ),
         end_time=_normalise(state.last_time, year),

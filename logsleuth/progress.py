@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from statistics import median
 
 import regex
@@ -60,6 +60,17 @@ _METRIC = regex.compile(
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
 GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[", r"\[\d+\]\t" + _EVAL_PAIR)
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
+# the duration of one step that a progress line prints of itself where the line carries no clock: nanoGPT's
+# "iter 100: loss 2.7652, time 122.64ms, mfu 0.00%" (karpathy/nanoGPT ``train.py``: ``dt`` is the whole iteration,
+# from one ``time.time()`` to the next), LitGPT's "iter 10 step 1: loss 9.8 ... iter time: 290.19 ms" (``litgpt/
+# pretrain.py``), Megatron's "elapsed time per iteration (ms): 1234.5" (``megatron/training/training.py``
+# ``training_log``), "step_time=0.52s". A unit is required ("time 00:01" is an epoch's clock, mmcv's bare "time: 0.5"
+# is not read), and a data-loading share ("data time 0.01s", "data_time") is not a step.
+_STEP_TIME = regex.compile(
+    r"(?i)(?<!data )(?<!load )(?<!wait )\b(?:(?:iter(?:ation)?|step|batch)[ _]?time|time(?:[ _]per[ _](?:iter(?:ation)?"
+    r"|step|batch)|/(?:iter|step|it))?|dt)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*(ms|s|sec)\b"
+    r"|\belapsed time per iteration \(ms\):\s*(\d+(?:\.\d+)?)"
+)
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also
 # "[rank 1]", "[rank: 1]", "[rank 1/4]" (the bracketed spellings ``parse._TEXT_RANK`` reads a line's rank from)
@@ -102,6 +113,13 @@ class RankProgress:
         default_factory=lambda: deque(maxlen=MAX_RECENT), repr=False, compare=False
     )
     deduplicated: bool = False
+    # the step clock of untimed progress lines that print their own step duration (``_STEP_TIME``): the time of the
+    # stream's last timed line before its first such line (``clock_from``), the seconds the printed steps account for
+    # since then (``clock_seconds``: each line's step advance times its printed duration) and the printed durations
+    clock_from: datetime | None = field(default=None, repr=False, compare=False)
+    clock_seconds: float = field(default=0.0, repr=False, compare=False)
+    clock_steps: list[float] = field(default_factory=list, repr=False, compare=False)
+    clock_counter: tuple[int, int, int] | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, object]:
         from .parse.timestamps import iso_dated
@@ -245,10 +263,73 @@ class ProgressTracker:
             if gap >= 0:
                 rp.intervals.append(gap)
                 del rp.intervals[:-MAX_INTERVALS]
+        if t is None and rp.time is None and ("time" in text.lower() or "dt" in text):
+            self._clock(rp, text, c, when)
         rp.counter, rp.path, rp.line, rp.text, rp.lines = c, ev.path, ev.line, ev.text, rp.lines + 1
         rp.time = t or rp.time
         rp.recent.append((ev.path, ev.line, t if t is not None else when, c))
         return c
+
+
+    @staticmethod
+    def _clock(rp: RankProgress, text: str, c: Counter, when: datetime | None) -> None:
+        """Advance ``rp``'s step clock by an untimed progress line's printed step duration (``_STEP_TIME``)."""
+        m = _STEP_TIME.search(text)
+        if m is None:
+            return
+        if m[3] is not None:
+            sec = float(m[3]) / 1000.0
+        else:
+            sec = float(m[1]) / (1000.0 if m[2].lower() == "ms" else 1.0)
+        if not 0.0 < sec < 86400.0:
+            return
+        prev = rp.clock_counter
+        if prev is None:
+            if when is None:
+                return
+            rp.clock_from, advance = when, 1  # the printed step itself ran after the last timed line
+        elif c[0] == prev[0] and c[1] > prev[1]:
+            advance = c[1] - prev[1]
+        else:  # a new epoch restarts the step, or a counter went back: count one step
+            advance = 1
+        rp.clock_counter = c
+        rp.clock_seconds += advance * sec
+        rp.clock_steps.append(sec)
+        del rp.clock_steps[:-MAX_INTERVALS]
+
+
+@dataclass(frozen=True)
+class StepClock:
+    """Where untimed progress got to on the clock, from the step durations its lines print (``_STEP_TIME``).
+
+    Attributes:
+        reached: the earliest time the last progress line can have been printed if every step took what the lines
+            say: the stream's last timed line before its first step (``RankProgress.clock_from``) plus the seconds
+            the printed steps account for (a lower bound when evaluation, checkpoint saves or start-up took time the
+            steps do not count).
+        accounted_s: those seconds.
+        step_s: the median printed step duration (seconds).
+    """
+
+    reached: datetime
+    accounted_s: float
+    step_s: float
+
+
+MIN_CLOCK_LINES = 3  # printed step durations a stream needs before its clock is read
+
+
+def step_clock(streams: list[RankProgress]) -> StepClock | None:
+    """The furthest ``StepClock`` over ``streams`` that printed at least ``MIN_CLOCK_LINES`` step durations and no
+    timed progress line (a timed line is a better clock: ``last_progress_time``); None when no stream qualifies."""
+    best: StepClock | None = None
+    for rp in streams:
+        if rp.time is not None or rp.clock_from is None or len(rp.clock_steps) < MIN_CLOCK_LINES:
+            continue
+        reached = rp.clock_from + timedelta(seconds=rp.clock_seconds)
+        if best is None or reached > best.reached:
+            best = StepClock(reached, round(rp.clock_seconds, 3), median(rp.clock_steps))
+    return best
 
 
 @dataclass(frozen=True)
