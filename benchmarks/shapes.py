@@ -86,6 +86,7 @@ def _rule_matcher():  # noqa: ANN202
 
     from logsleuth import load_rules
     from logsleuth.factlayer import facts_of
+    from logsleuth.factlayer.reason import FactStream
     from logsleuth.parse import parse_text
 
     rules = load_rules()
@@ -102,7 +103,13 @@ def _rule_matcher():  # noqa: ANN202
     def matches(line: str) -> bool:
         # any typed fact counts, not only those a rule fires on alone: facts that take several lines to mean something
         # (consecutive overflow skips, reason.OverflowRun) would otherwise be assembled from randomised noise
-        return any(p.search(line) for p in pats) or any(facts_of(ev) for ev in parse_text(line))
+        if any(p.search(line) for p in pats) or any(facts_of(ev) for ev in parse_text(line)):
+            return True
+        # nor a line whose repetition is a fact: the noise repeats slices of its pool, and a job's stream of facts reads
+        # some lines as events that happen once (Celery's "Task <name>[<id>] received" twice is a redelivered task,
+        # reason.CeleryRedelivered)
+        stream = FactStream()
+        return any(stream.facts(ev, {}) for ev in parse_text(f"{line}\n{line}"))
 
     return matches
 
