@@ -110,15 +110,16 @@ def _stall(last: datetime | None, step: float | None, end: datetime | None, mini
 
 
 # a stall read from printed step durations (``clock_stall``): the steps' own durations leave out start-up, evaluation and
-# checkpoint saves, so the unaccounted time must be at least a minute and twice what the steps account for
-CLOCK_STALL_MIN_SECONDS = 60.0
+# checkpoint saves, so the unaccounted time must be three times the timed stall's floor and twice what the steps
+# account for
+CLOCK_STALL_MIN_SECONDS = 30.0
 CLOCK_STALL_RATIO = 2.0
 
 
 def clock_stall(clock: StepClock | None, end: datetime | None) -> Stall:
     """``Stall`` of untimed progress from its printed step durations (``progress.step_clock``): the gap from where the
     steps' durations bring the clock (``StepClock.reached``) to the job's last timed line (the launcher's "Received 15
-    death signal" when a scheduler stopped it). Stalled from ``STALL_FACTOR`` steps, ``CLOCK_STALL_MIN_SECONDS`` and
+    death signal" when a scheduler stopped it). Stalled from ``STALL_FACTOR`` steps, ``CLOCK_STALL_MIN_SECONDS`` (30 s) and
     ``CLOCK_STALL_RATIO`` times the seconds the steps account for: nanoGPT's 100 iterations of ~0.12 s each, then
     torchrun's SIGTERM 101 s after the ranks' process groups formed, is a job that stopped progressing ~90 s before it
     was stopped."""
@@ -495,7 +496,9 @@ def decide(
         title = taxonomy_title("silent_hang")
         gap = f"no progress for {stall.gap_s:.0f}s before the log ends" if stall.gap_s else "no progress at the end"
         if stall.gap_s and stall.from_durations:
-            gap += f" (the progress lines print no clock: their step durations, ~{stall.step_s:.3g}s, date the last step)"
+            gap += (
+                f" (the progress lines print no clock: their step durations, ~{stall.step_s:.3g}s, date the last step)"
+            )
         if unheeded is not None and ev is unheeded:
             gap = (
                 f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "

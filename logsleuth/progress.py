@@ -270,7 +270,6 @@ class ProgressTracker:
         rp.recent.append((ev.path, ev.line, t if t is not None else when, c))
         return c
 
-
     @staticmethod
     def _clock(rp: RankProgress, text: str, c: Counter, when: datetime | None) -> None:
         """Advance ``rp``'s step clock by an untimed progress line's printed step duration (``_STEP_TIME``)."""

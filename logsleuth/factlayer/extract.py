@@ -9,6 +9,7 @@ loss scalers, Megatron's grad-norm check).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import regex
@@ -1798,16 +1799,17 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         inner = frames[-1] if frames else None
         innermost = f"{inner['file']}:{inner['line']} in {inner['func']}" if inner else ""
         user = bool(inner) and bool(p.get("user_frame")) and p["user_frame"] == innermost
-        out.append(
-            _exception(
-                ev,
-                str(p["exc_type"]),
-                str(p.get("exc_message") or ""),
-                innermost=innermost,
-                user=user,
-                caused_by=_chained_cause(text),
-            )
+        exc = _exception(
+            ev,
+            str(p["exc_type"]),
+            str(p.get("exc_message") or ""),
+            innermost=innermost,
+            user=user,
+            caused_by=_chained_cause(text),
         )
+        if exc.type == "AssertionError" and not exc.message and not exc.family and _asserted_batch_config(text):
+            exc = dataclasses.replace(exc, family="batch_config")
+        out.append(exc)
         if p["exc_type"] == "AssertionError" and _asserted_finite_loss(text):
             out.append(NumericHealth(event=ev, what="nan_loss"))
     elif "Error" in text or "Exception" in text:
@@ -1845,6 +1847,26 @@ _RUNPY_NO_MODULE = lazy(
 # assert is the fact; its message says nothing.
 _FRAME_CODE = lazy(r'File "[^"\n]+", line \d+, in [^\n]+\n(?P<code>[^\n]*)')
 _ASSERT_FINITE_LOSS = lazy(r"\bassert\b(?=[^\n]*\b(?:isfinite|isnan|isinf)\b)(?=[^\n]*\bloss)")
+
+
+# A bare ``assert`` (no message: the traceback's last line is "AssertionError") on the batch-size arithmetic, the code
+# line of the innermost frame: LitGPT's ``TrainArgs.batch_size`` (``litgpt/args.py``: ``batch_size =
+# self.global_batch_size // (devices * num_nodes)``, then ``assert batch_size > 0``: a global batch smaller than the
+# ranks it is split over; PyTorch prefixes each line of a rank's traceback, "[rank1]:     assert batch_size > 0"). Names
+# of the configuration only: an assert on a tensor's shape against the batch size
+# (``x.shape[0] == batch_size``) is about data, not the configuration.
+_ASSERT_BATCH_CONFIG = lazy(
+    r"^(?:\[[^\]\n]*\]:)?\s*assert\b(?=[^\n]*\b(?:(?:global|micro|mini|train|per_device|local)_)?batch_size\b|[^\n]*\bworld_size\b)"
+    r"(?![^\n]*(?:\.shape\b|\.size\(|\blen\(|\.numel\())"
+)
+
+
+def _asserted_batch_config(text: str) -> bool:
+    """The innermost frame's code line is a bare ``assert`` on batch sizes or the world size (``_ASSERT_BATCH_CONFIG``)."""
+    if "assert" not in text:
+        return False
+    codes = [m["code"] for m in _FRAME_CODE.finditer(text)]
+    return bool(codes) and bool(_ASSERT_BATCH_CONFIG.search(codes[-1]))
 
 
 def _asserted_finite_loss(text: str) -> bool:

@@ -386,6 +386,16 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     # 3.10 refused only list, dict and set (python/cpython#88840, bpo-44674). A class that imported fine before is from
     # a release older than the interpreter: hydra-core 1.1 on Python 3.11 (wave AU's run), pin-era omegaconf configs
     (r"^mutable default <class '[\w.]+'> for field \w+ is not allowed: use default_factory$", "environment"),
+    # Hugging Face ``tokenizers`` (Rust, serde) reading a ``tokenizer.json`` whose schema another tokenizers release
+    # wrote: "data did not match any variant of untagged enum ModelWrapper at line 1580 column 3" (also
+    # ``PreTokenizerWrapper``/``PyPreTokenizerTypeWrapper``/``NormalizerWrapper``...): huggingface/tokenizers#880 (a
+    # release that could not load older files), allenai/open-instruct#738 and m87-labs/moondream#242 (files newer than
+    # the installed tokenizers 0.19; upgrading it loads them), huggingface/tgi-gaudi#153 (the same from Rust)
+    (
+        r"data did not match any variant of untagged enum \w*(?:Model|PreTokenizer|Normalizer|Decoder|Processor)\w*"
+        r"Wrapper\b",
+        "environment",
+    ),
     # TensorFlow's collective runtime checks that every member of a collective instance asked for the same op, dtype and
     # shape (``tensorflow/core/common_runtime/collective_param_resolver_local.cc``, ``CompleteInstanceLocal``:
     # "Collective instance 563 expected type 0 and data_type 9 but got type 0 and data_type 1", and "... expected shape
@@ -584,6 +594,18 @@ MESSAGE_PATTERNS: tuple[tuple[str, str], ...] = (
         "batch_config",
     ),
     (r"(?i)^Check batch related parameters", "batch_config"),
+    # the parallel layout against the world size: the product of the parallel degrees must be the number of ranks
+    # (the same kind of product check as the batch sizes', for the ranks instead of the samples). picotron's
+    # ``ProcessGroupManager`` ("world_size must be equal to tp_size * pp_size * dp_size * cp_size"), torchtitan's
+    # ``ParallelDims._validate`` ("Invalid parallel dims: dp_replicate(1) * dp_shard(4) * cp(1) * tp(3) * pp(1) !=
+    # WORLD_SIZE(4)"), Megatron-LM's ``arguments.py`` ("world size (6) is not divisible by tensor model parallel size
+    # (4)", and "... times pipeline model parallel size (..)")
+    (
+        r"(?i)\bworld[_ ]size\b[^\n]{0,20}?(?:must be (?:equal to|divisible by)|should be (?:equal to|divisible by)|"
+        r"is not divisible by)[^\n]{0,60}?\b(?:[tpdce]p(?:_size|_degree)?|(?:tensor|pipeline|data|context|expert)[ _]"
+        r"(?:model[ _])?parallel)|\bInvalid parallel dims: [^\n]*!= WORLD_SIZE\(\d+\)",
+        "batch_config",
+    ),
     # torch.distributed.pipelining's runtime check of what a stage receives against the shapes it was built for
     # (``torch/distributed/pipelining/stage.py`` ``_validate_stage_tensors`` -> ``_utils.validate_tensors_metadata``,
     # expected first: "Stage 1 input[0]: shape mismatch: torch.Size([4, 64, 64]) vs torch.Size([5, 64, 64])"; torch
