@@ -302,10 +302,11 @@ class StepClock:
     """Where untimed progress got to on the clock, from the step durations its lines print (``_STEP_TIME``).
 
     Attributes:
-        reached: the earliest time the last progress line can have been printed if every step took what the lines
-            say: the stream's last timed line before its first step (``RankProgress.clock_from``) plus the seconds
-            the printed steps account for (a lower bound when evaluation, checkpoint saves or start-up took time the
-            steps do not count).
+        reached: when the last progress line was printed if every step took what the lines say and nothing else
+            took time: the stream's last timed line before its first step (``RankProgress.clock_from``) plus the
+            seconds the printed steps account for. Start-up, evaluation and checkpoint saves make the true time later;
+            a counter printed again (two nodes' rank 0 each printing the step) counts a step more, which only moves
+            it later too, away from a stall.
         accounted_s: those seconds.
         step_s: the median printed step duration (seconds).
     """
