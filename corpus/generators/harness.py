@@ -74,6 +74,9 @@ class Wave:
     is_runner: Callable[[psutil.Process], bool] = field(default=lambda p: True)
     extra_env: dict = field(default_factory=dict)
     runner_recursive: bool = False  # look for the launcher among all descendants of the job's bash, not children
+    # files under ``project`` that are another project's code, kept out of this repository (the wave's README says
+    # where they come from and how they were patched): the runs need them placed there first
+    upstream: tuple[str, ...] = ()
 
     @property
     def jobs(self) -> Path:
@@ -306,6 +309,9 @@ def main(wave: Wave, scenarios: Sequence[Scenario], argv: Sequence[str] | None =
         for s in scenarios:
             print(f"{s.name:40} {s.label}")
         return
+    missing = [f for f in wave.upstream if wave.project is None or not (wave.project / f).exists()]
+    if missing and not a.refresh_rows:
+        sys.exit(f"{wave.tag}: place the upstream code its README names under {wave.project} first: {', '.join(missing)}")
     sys.path.insert(0, str(wave.here))
     try:
         from notes import NOTES  # noqa: E402

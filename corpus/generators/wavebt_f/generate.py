@@ -25,7 +25,8 @@ import harness  # noqa: E402
 from harness import Scenario, Wave  # noqa: E402
 
 WAVE = Wave(tag="wavebt-f", here=HERE, split="heldout75", ecosystem="timm", bin=Path("/tmp/venv-bt-f/bin"),
-            fragment="wave-bt-runs-f.csv", project=HERE / "project")
+            fragment="wave-bt-runs-f.csv", project=HERE / "project",
+            upstream=("train.py",))
 NETNS = f"{HERE.parent / 'netns_hosts.sh'} btf 10.80.0 img-node-01,img-node-02,img-node-03"
 IPS = ("10.80.0.11", "10.80.0.12", "10.80.0.13")
 HOSTS = ("img-node-01", "img-node-02", "img-node-03")

@@ -27,7 +27,8 @@ import harness  # noqa: E402
 from harness import Scenario, Wave  # noqa: E402
 
 WAVE = Wave(tag="wavebu-h", here=HERE, split="heldout76", ecosystem="nanogpt", fragment="wave-bu-runs-h.csv",
-            bin=Path("/tmp/venv-bu-h/bin"), project=HERE / "project")
+            bin=Path("/tmp/venv-bu-h/bin"), project=HERE / "project",
+            upstream=("train.py", "model.py", "configurator.py"))
 NETNS = f"{HERE.parent / 'netns_hosts.sh'} buh 10.82.0 gpt-node-01,gpt-node-02,gpt-node-03"
 IPS = ("10.82.0.11", "10.82.0.12", "10.82.0.13")
 HOSTS = ("gpt-node-01", "gpt-node-02", "gpt-node-03")

@@ -25,7 +25,8 @@ import harness  # noqa: E402
 from harness import Scenario, Wave  # noqa: E402
 
 WAVE = Wave(tag="wavebu-j", here=HERE, split="heldout76", ecosystem="cleanrl", bin=Path("/tmp/venv-bu-j/bin"),
-            fragment="wave-bu-runs-j.csv", project=HERE / "project")
+            fragment="wave-bu-runs-j.csv", project=HERE / "project",
+            upstream=("ppo_atari_multigpu.py", "cleanrl_utils/atari_wrappers.py"))
 NETNS = f"{HERE.parent / 'netns_hosts.sh'} buj 10.84.0 rl-box-1,rl-box-2,rl-box-3"
 IPS = ("10.84.0.11", "10.84.0.12", "10.84.0.13")
 HOSTS = ("rl-box-1", "rl-box-2", "rl-box-3")

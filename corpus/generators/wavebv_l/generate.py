@@ -28,7 +28,7 @@ import harness  # noqa: E402
 from harness import Scenario, Wave  # noqa: E402
 
 WAVE = Wave(tag="wavebv-l", here=HERE, split="heldout77", ecosystem="picotron", fragment="wave-bv-runs-l.csv",
-            bin=Path("/tmp/venv-bv-l/bin"), project=HERE / "project",
+            bin=Path("/tmp/venv-bv-l/bin"), project=HERE / "project", upstream=("train.py", "picotron/model.py"),
             extra_env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
 NETNS = f"{HERE.parent / 'netns_hosts.sh'} bvl 10.86.0 pico-host-1,pico-host-2,pico-host-3"
 IPS = ("10.86.0.11", "10.86.0.12", "10.86.0.13")
