@@ -431,8 +431,9 @@ def decide(
         stall = loose if loose.step_s is not None else Stall(loose.gap_s, None, False)
     if stall.gap_s is None and bars is not None:
         stall = bar_stall(bars, end)
-    if stall.gap_s is None:  # untimed progress that prints its step durations
-        stall = clock_stall(step_clock([*progress.values(), *unranked]), end) if end is not None else stall
+    if stall.gap_s is None:  # untimed progress that prints its step durations (kept only where it dates the end)
+        clocked = clock_stall(step_clock([*progress.values(), *unranked]), end)
+        stall = clocked if clocked.gap_s is not None else stall
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
     ranks_info = dict(diag.ranks)
