@@ -94,7 +94,45 @@ def clean_line(raw: bytes) -> str:
         # a progress bar redraws with \r: what the terminal finally showed is the last non-empty state
         parts = [p for p in text.split("\r") if p.strip()]
         text = parts[-1] if parts else ""
+    if "%" in text and "|" in text:
+        text = unglue_bar(text)
     return text
+
+
+# A progress bar's frame at the start of a line: tqdm's "desc: 57%|█████▋    | 22/38 [00:01<00:00, 3.21it/s, loss=0.3]"
+# (``tqdm.std.tqdm.format_meter``) and fastprogress's "Epoch 2/40 : |████----| 57.89% [22/38 00:01<00:00... 0.66]"
+# (fastai's console bar, ``fastprogress.fastprogress.ConsoleProgressBar``). The bracket may be cut short by the text
+# glued to it when two processes write at once ("[03:03<1:51:02, 17.67[2023-07-26 15:17:17,349] [INFO] ...").
+_BAR_FRAME = regex.compile(
+    r"[^|\[]{0,80}?(?:\d{1,3}%\|[^|]*\| *\d+(?:\.\d+)?[kMG]?/(?:\d+(?:\.\d+)?[kMG]?|\?) "
+    r"|\|[█\-]*\| *\d+(?:\.\d+)?% )\[[^\]\[]*(?:\]|(?=\[\d{4}-))"
+)
+# what starts a line of its own: a dated or glog header, a rank or role tag, a level, a traceback, an exception, a
+# Ray worker's prefix
+_LINE_START = regex.compile(
+    r"\s*(?:\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d|\[?[IWEF]\d{4} \d\d:|\[rank\d+\]|\[[a-z_]*\d+\]:"
+    r"|\[?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b|Traceback \(most recent|[A-Za-z_.]*(?:Error|Exception):|\(\w+ pid=)"
+)
+
+
+def unglue_bar(text: str) -> str:
+    """The line a process printed after a progress bar's last frame, without the frame.
+
+    A bar draws its frames with ``\\r`` and no newline, so the next line any code prints (a logger's record, a
+    traceback, torchrun's "Received 15 death signal") lands after the frame on the same line, where its own
+    prefix (time, rank, level) is no longer at the start. Only cut when what follows the frame starts like a line
+    (``_LINE_START``), so a bar's own postfix stays.
+
+    Args:
+        text: one cleaned line.
+
+    Returns:
+        The text after the frame, or ``text`` unchanged when it holds no frame followed by a line start.
+    """
+    m = _BAR_FRAME.match(text)
+    if m is None or not _LINE_START.match(text, m.end()):
+        return text
+    return text[m.end() :].lstrip()
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
