@@ -1,0 +1,127 @@
+"""Manifest notes for wave BW (o)'s committed runs (written after the runs; evidence copied from the logs)."""
+W = ("MONAI 1.6.1 engines (SupervisedTrainer/SupervisedEvaluator on pytorch-ignite 0.5.5) over torch 2.13.0+cpu "
+     "(gloo, DDP on CPU), Python 3.11.7: a tiny 2D UNet (channels 4/8/16, one residual unit, DiceLoss(sigmoid=True), "
+     "Adam lr 1e-2, StepLR every 10 epochs) on 40 synthetic 64x64 images+masks from create_test_image_2d saved as "
+     "NIfTI (32 train / 8 val), loaded with LoadImaged/EnsureChannelFirstd/ScaleIntensityd/RandRotate90d through "
+     "monai.data.Dataset + DistributedSampler (batch 4 per rank), with StatsHandler ('Epoch: E/40, Iter: i/2 -- "
+     "train_loss: X'), LrScheduleHandler, ValidationHandler (MeanDice each epoch) and CheckpointSaver (rank 0, "
+     "runs/checkpoint_epoch=E.pt every epoch, n_saved 2), 40 epochs; project/train.py written for the wave in the "
+     "shape of MONAI tutorials' distributed workflow example; launched on two hosts (network namespaces monai-node-a "
+     "10.89.0.11 and monai-node-b 10.89.0.12, one bridge) with 'GLOO_SOCKET_IFNAME=eth0 python -m "
+     "torch.distributed.run --nnodes 2 --nproc-per-node 2 --rdzv-backend c10d --rdzv-endpoint 10.89.0.11:PORT "
+     "--rdzv-conf join_timeout=40', both nodes' output in one console")
+W3 = W.replace("on two hosts", "on three hosts").replace(
+    "monai-node-b 10.89.0.12, one bridge", "monai-node-b 10.89.0.12, monai-node-c 10.89.0.13, one bridge").replace(
+    "--nnodes 2", "--nnodes 3").replace("both nodes'", "all nodes'")
+PEERS = "the other ranks' ignite 'Engine run is terminating due to exception: [...gloo/transport/tcp/pair.cc:553] " \
+        "Connection closed by peer [10.89.0.12]:...'"
+NOTES = {
+    "healthy-2nodes": f"no_failure: {W}; a plain run to the end, nothing injected. evidence: 'Key metric: "
+                      "val_mean_dice best value: 0.9053186178207397 at epoch: 40', 'training done: 40 epochs, best "
+                      "val_mean_dice 0.9053 at epoch 40', 'job exited with 0'; the only warnings are c10d's 'The "
+                      "hostname of the client socket cannot be retrieved. err=-3' and MONAI's print_config list of "
+                      "optional dependencies 'NOT INSTALLED or UNKNOWN VERSION'",
+    "healthy-late-node": f"no_failure: {W}; monai-node-b's launcher starts 20 s after monai-node-a's (a slow node), "
+                         "within the c10d join timeout, and the run trains to the end. evidence: 'node_rank is only "
+                         "used for static rdzv_backend. It will be ignored for rdzv_backend=c10d.', 'training done: "
+                         "40 epochs, best val_mean_dice 0.9053 at epoch 40', 'job exited with 0'",
+    "bad-nifti": f"worker_exception: {W}; data/img13.nii.gz was truncated to its first 300 bytes before the job (a "
+                 "half-copied file); MONAI's LoadImaged raises on the rank whose DistributedSampler shard holds it, "
+                 "global rank 2 (local rank 0 on monai-node-b), in the first epoch, and the others lose the gloo "
+                 "connection. evidence: '[rank2]: EOFError: Compressed file ended before the end-of-stream marker "
+                 "was reached', '[rank2]: RuntimeError: applying transform <monai.transforms.io.dictionary.LoadImaged "
+                 "object at 0x7fe7c063eb10>', 'ERROR:ignite.engine.engine.SupervisedTrainer:Engine run is terminating "
+                 "due to exception: applying transform <monai.transforms.io.dictionary.LoadImaged ...>', 'rank      : "
+                 f"2 (local_rank: 0)' / 'exitcode  : 1 (pid: 15623)', {PEERS}, 'job exited with 1'",
+    "rank-segv": f"native_crash: {W}; the team's per-iteration hook (train_hooks.py, attached by train.py to ignite's "
+                 "ITERATION_COMPLETED) calls ctypes.string_at(0) on global rank 2 (local rank 0 on monai-node-b) at "
+                 "iteration 60 (epoch 30): SIGSEGV, no Python traceback. evidence: 'Epoch: 30/40, Iter: 2/2 -- "
+                 "train_loss: 0.3719' last, 'failed (exitcode: -11) local_rank: 0 (pid: 15754)', 'exitcode  : -11 "
+                 "(pid: 15754)  (SIGSEGV)', 'Signal 11 (SIGSEGV) received by PID 15754', peers 'Read error "
+                 "[10.89.0.12]:50324: Connection reset by peer', 'job exited with 1'",
+    "rank-leak-oom": f"host_oom_killed: {W}, the whole job in a 2200 MiB cgroup-v1 memory limit; the per-iteration hook "
+                     "keeps a 64 MB buffer per iteration on global rank 3 (local rank 1 on monai-node-b) from "
+                     "iteration 40: the kernel OOM killer kills it (no kernel message in the log). evidence: 'Epoch: "
+                     "24/40, Iter: 1/2 -- train_loss: 0.3626' last, 'failed (exitcode: -9) local_rank: 1 (pid: "
+                     f"15912)', 'exitcode  : -9 (pid: 15912)  (SIGKILL)', 'Signal 9 (SIGKILL) received by PID 15912', "
+                     f"{PEERS}, 'job exited with 1'",
+    "huge-lr": f"training_divergence: {W}, launched with '--lr 1e30 --nan-check' (ignite's TerminateOnNan on the loss, "
+               "and train.py raises when the trainer was terminated by it): the loss is nan at the second iteration, "
+               "TerminateOnNan stops the engines on every rank and train.py raises. evidence: 'Epoch: 1/40, Iter: 1/2 "
+               "-- train_loss: 0.6575', 'Epoch: 1/40, Iter: 2/2 -- train_loss: nan', 'TerminateOnNan: Output 'nan' "
+               "contains NaN or Inf. Stop training', '[rank0]: RuntimeError: training stopped on a non-finite loss at "
+               "iteration 2', 'job exited with 1'",
+    "rank-stopped": f"silent_hang: {W}; once rank 0 logged 'Epoch: 15/40, Iter: 2/2' the harness sent SIGSTOP to "
+                    "global rank 1 (local rank 1 on monai-node-a): the other ranks block in the next gloo collective "
+                    "(default 30 min timeout) and nothing more is printed; 75 s after the start the harness, as a "
+                    "scheduler at a time limit, sent SIGTERM to both launchers and SIGKILL 15 s later (the stopped "
+                    "rank ignores SIGTERM): no 'job exited' line. evidence: 'Epoch: 16/40, Iter: 1/2 -- train_loss: "
+                    "0.4327' the last progress line, ~60 s of silence, then 'Received 15 death signal, shutting down "
+                    "workers' from both launchers and 'SignalException: Process 16343 got signal: 15'",
+    "preempt": f"job_preempted: {W}; once rank 0 logged 'Epoch: 15/40, Iter: 2/2' the harness, as a scheduler "
+               "preempting the job, sent SIGTERM to both launchers (SIGKILL 15 s later was not needed). evidence: "
+               "'Epoch: 15/40, Iter: 2/2 -- train_loss: 0.3914', 'Received 15 death signal, shutting down workers', "
+               "'Sending process 16560 closing signal SIGTERM', 'SignalException: Process 16554 got signal: 15', "
+               "'job exited with 1'",
+    "terminal-hup": f"terminal_hangup: {W}; once rank 0 logged 'Epoch: 15/40, Iter: 2/2' the harness sent SIGHUP to "
+                    "both launchers, as when the ssh session that started them closes. evidence: 'Received 1 death "
+                    "signal, shutting down workers', 'Sending process 16724 closing signal SIGHUP', "
+                    "'SignalException: Process 16714 got signal: 1', 'job exited with 1'",
+    "node-b-missing": f"rendezvous_timeout: {W}; monai-node-b's launcher was never started: monai-node-a's launcher "
+                      "waits in the c10d rendezvous for the second node until join_timeout=40 runs out; no worker "
+                      "starts. evidence: 'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', 'job "
+                      "exited with 1'",
+    "ifname-node-b": f"nccl_network_config: {W}, with 'GLOO_SOCKET_IFNAME=ib0' on monai-node-b (no such interface "
+                     "there): both of its ranks fail creating the gloo device in init_process_group; monai-node-a's "
+                     "ranks wait in the rendezvous/store until the harness ends the job after 150 s. evidence: "
+                     "'RuntimeError: [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+                     "device.cc:84] ifa != nullptr. Unable to find address for: ib0' (twice), 'host      : "
+                     "monai-node-b' / 'rank      : 3 (local_rank: 1)' / 'exitcode  : 1 (pid: 17759)', 'job exited "
+                     "with 1'",
+    "slow-rank1-pg-timeout": f"collective_timeout: {W}, launched with '--pg-timeout 15' (process-group timeout "
+                             "15 s); the per-iteration hook sleeps 60 s on global rank 1 (local rank 1 on "
+                             "monai-node-a) at iteration 40 (end of epoch 20, before validation): the other ranks "
+                             "go on into the SupervisedEvaluator and the MeanDice metric sync (ignite all_gather) "
+                             "times out after 15 s. evidence: 'Epoch: 20/40, Iter: 2/2 -- train_loss: 0.3752' last, "
+                             "'ERROR:ignite.engine.engine.SupervisedEvaluator:Engine run is terminating due to "
+                             "exception: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:"
+                             "129] Timed out waiting 15000ms for send operation to complete', '[rank2]: TypeError: "
+                             "[.../unbound_buffer.cc:78] Timed out waiting 15000ms for recv operation to complete. "
+                             "unable to sync buffer contents: [[tensor([...', 'Root Cause (first observed failure):' "
+                             "'rank      : 2 (local_rank: 0)' 'exitcode  : 1 (pid: 18348)', 'job exited with 1'",
+    "tiny-shm-node-b": f"shm_exhausted: {W}, launched with '--workers 2' (two DataLoader worker processes per rank), "
+                       "monai-node-b's /dev/shm a 64 KB tmpfs in its own mount namespace (unshare --mount): the "
+                       "workers cannot put the first batch (4 images+masks, 128 KB) in shared memory; both of "
+                       "monai-node-b's ranks fail in MONAI's DataLoader. evidence: 'RuntimeError: unable to allocate "
+                       "shared memory(shm) for file </torch_18749_1361793583_0>: No space left on device (28)', "
+                       "'[rank2]: RuntimeError: Caught RuntimeError in DataLoader worker process 0.', "
+                       "'ERROR:ignite.engine.engine.SupervisedTrainer:Engine run is terminating due to exception: "
+                       "[Errno 28] No space left on device', '[rank3]: OSError: [Errno 28] No space left on device', "
+                       f"{PEERS}, 'job exited with 1'",
+    "healthy-3nodes": f"no_failure: {W3} (6 ranks); a plain run to the end, nothing injected. evidence: 'training "
+                      "done: 40 epochs, best val_mean_dice 0.9094 at epoch 40', 'job exited with 0'",
+    "healthy-resume": f"no_failure: {W}; before the logged job a first (unlogged) job trained 20 epochs and saved "
+                      "runs/checkpoint_epoch=20.pt; the logged job starts with '--resume runs/checkpoint_epoch=20.pt' "
+                      "(MONAI's CheckpointLoader restores the network and optimizer only, not the trainer's epoch "
+                      "counter, so it trains a further 40 epochs from the saved weights). evidence: "
+                      "'INFO:ignite.engine.engine.SupervisedTrainer:Restored all variables from "
+                      "runs/checkpoint_epoch=20.pt' (once per rank), first 'Epoch: 1/40, Iter: 1/2 -- train_loss: "
+                      "0.3876' (a fresh start logs 0.6575), 'Key metric: val_mean_dice best value: 0.9108160734176636 "
+                      "at epoch: 38', 'job exited with 0'",
+    "ckpt-tmpfs": f"disk_full: {W}, with runs/ (CheckpointSaver's save_dir) a 100 KB tmpfs (each checkpoint_epoch=E.pt "
+                  "is ~70 KB): the epoch-1 save succeeds, the epoch-2 save fails in rank 0's torch.save inside "
+                  "MONAI's CheckpointSaver (ignite's Checkpoint); torch's zip writer reports it without errno text; "
+                  "the other ranks then lose the gloo connection. evidence: 'INFO:ignite.engine.engine."
+                  "SupervisedTrainer:Saved checkpoint at epoch: 1', '[rank0]: RuntimeError: basic_ios::clear: "
+                  "iostream error', 'ERROR:ignite.engine.engine.SupervisedTrainer:Engine run is terminating due to "
+                  "exception: [enforce fail at inline_container.cc:672] . unexpected pos 30528 vs 30420', 'rank      : "
+                  "0 (local_rank: 0)' / 'exitcode  : 1 (pid: 19706)', peers 'Connection closed by peer "
+                  "[10.89.0.11]:425', 'job exited with 1'",
+    "port-taken": f"port_in_use: {W}, but with the static rendezvous ('--master-addr 10.89.0.11 --master-port "
+                  "29904' instead of c10d); a stale 'python -m http.server' was already listening on "
+                  "10.89.0.11:29904 when the job started: monai-node-a's launcher cannot create the store server and "
+                  "exits, monai-node-b's launcher connects to the HTTP server and waits silently until the harness "
+                  "ends the job after 120 s; no worker starts. evidence: 'torch.distributed.DistNetworkError: The "
+                  "server socket has failed to listen on any local network address. port: 29904, useIpv6: false, "
+                  "code: -98, name: EADDRINUSE, message: address already in use', 'job exited with 1'",
+}
