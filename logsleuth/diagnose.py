@@ -160,8 +160,10 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
         if remote_pid is not None and e.pid == remote_pid:
             return m
         # a process whose environment failed it (an import, a version check) never got to wait at the rendezvous: a
-        # rendezvous timeout printed after its traceback is the rest of the job waiting for it
-        if m.root_cause in WAITED_FOR_THE_DEAD and winner.root_cause == "library_version_mismatch":
+        # rendezvous timeout printed after its traceback is the rest of the job waiting for it; nor was it running
+        # when the scheduler stopped the job: a stop printed after its traceback (the other nodes waited for it until
+        # the time limit) hit what was left of the job, it did not raise the import error
+        if m.root_cause in WAITED_FOR_THE_DEAD | OUTSIDE_STOPS and winner.root_cause == "library_version_mismatch":
             continue
         if chained is None and _same_stream(e, ev) and 0 <= e.line - ev.end_line <= limit:
             chained = m

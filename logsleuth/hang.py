@@ -29,9 +29,11 @@ from typing import TYPE_CHECKING
 from .bar_clock import BarMoved
 from .flight import FlightAnalysis
 from .progress import (
+    Bracket,
     RankProgress,
     SilentFirst,
     StepClock,
+    bracket,
     last_progress_time,
     silent_first,
     step_clock,
@@ -128,6 +130,21 @@ def clock_stall(clock: StepClock | None, end: datetime | None) -> Stall:
     gap = (end - clock.reached).total_seconds()
     stalled = gap >= max(STALL_FACTOR * clock.step_s, CLOCK_STALL_MIN_SECONDS, CLOCK_STALL_RATIO * clock.accounted_s)
     return Stall(round(gap, 3), clock.step_s, stalled, from_durations=True)
+
+
+def bracket_stall(br: Bracket | None, end: datetime | None) -> Stall:
+    """``Stall`` of untimed progress bounded by its files' dated lines (``progress.bracket``): the gap from the first
+    dated line after the last progress line (``Bracket.after``, so the true gap is at least this) to the job's last
+    timed line. Stalled from ``STALL_FACTOR`` times the job's own progress cadence and ``CLOCK_STALL_MIN_SECONDS``
+    (30 s): a checkpoint save or an evaluation after the last step may print nothing for a while. Diffusers' training
+    loop printing "Epoch 3 | step 24/48 | loss ..." several times a second between dated logger records, its last
+    record at 23:26:20 and torchrun's SIGTERM at 23:27:07, stopped progressing ~47 s before it was stopped; where the
+    stop itself is the first dated line after the last step, the gap is 0."""
+    if br is None or end is None:
+        return Stall(None, br.line_s if br else None, False)
+    gap = (end.replace(year=1900) - br.after.replace(year=1900)).total_seconds()
+    stalled = gap >= max(STALL_FACTOR * br.line_s, CLOCK_STALL_MIN_SECONDS)
+    return Stall(round(gap, 3), br.line_s, stalled)
 
 
 def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:
@@ -434,6 +451,19 @@ def decide(
     if stall.gap_s is None:  # untimed progress that prints its step durations (kept only where it dates the end)
         clocked = clock_stall(step_clock([*progress.values(), *unranked]), end)
         stall = clocked if clocked.gap_s is not None else stall
+    if not stall.stalled:
+        # untimed progress between dated lines, bounded by the first dated line after it: where no clock dates the last
+        # step, or where only a progress bar's last frame does (a save or an evaluation after the bar that prints dated
+        # lines moves this bound later, past what the bar's 60 s floor allows for)
+        # measured to the stop itself where the answer is one (a launcher that kept logging its retries after the
+        # scheduler's signal would otherwise lengthen the silence)
+        stopped = diag.first_failure.time if diag.first_failure is not None else None
+        bracketed = bracket_stall(
+            bracket([*progress.values(), *unranked]),
+            stopped if diag.root_cause in ("job_preempted", "terminal_hangup") and stopped is not None else end,
+        )
+        if bracketed.gap_s is not None and (stall.gap_s is None or bracketed.stalled):
+            stall = bracketed
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
     ranks_info = dict(diag.ranks)

@@ -120,6 +120,14 @@ class RankProgress:
     clock_seconds: float = field(default=0.0, repr=False, compare=False)
     clock_steps: list[float] = field(default_factory=list, repr=False, compare=False)
     clock_counter: tuple[int, int, int] | None = field(default=None, repr=False, compare=False)
+    # untimed progress dated by its file's dated lines around it (``ProgressTracker._bracket``): the time of the dated
+    # line before its first and before its last progress line, how many such lines, and the time of the first dated line
+    # of the same file printed after its last progress line (an upper bound of when that step was printed), None until
+    # one is printed
+    bracket_first: datetime | None = field(default=None, repr=False, compare=False)
+    bracket_last: datetime | None = field(default=None, repr=False, compare=False)
+    bracket_lines: int = field(default=0, repr=False, compare=False)
+    bracket_after: datetime | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, object]:
         from .parse.timestamps import iso_dated
@@ -193,6 +201,8 @@ class ProgressTracker:
         self.unranked: dict[int | None, RankProgress] = {}
         # Ray folded similar lines of the cluster's processes into one (``RankProgress.deduplicated``)
         self.deduplicated = False
+        # path -> streams whose last progress line was untimed and no dated line of that file has followed it yet
+        self._awaiting: dict[str, list[RankProgress]] = {}
 
     def add(self, ev: Event, when: datetime | None = None, shape: bytes | None = None) -> Counter | None | NotCounted:
         """Account one event; ``when`` is its time or the file's last time before it (defaults to ``ev.time``);
@@ -209,6 +219,9 @@ class ProgressTracker:
             ``NOT_COUNTED``.
         """
         when = when or ev.time
+        if ev.time is not None and self._awaiting:
+            for waiting in self._awaiting.pop(ev.path, ()):
+                waiting.bracket_after = ev.time
         if not self.deduplicated and (
             ev.params.get("repeated") or "x across cluster]" in ev.text and "[repeated " in ev.text
         ):
@@ -265,10 +278,22 @@ class ProgressTracker:
                 del rp.intervals[:-MAX_INTERVALS]
         if t is None and rp.time is None and ("time" in text.lower() or "dt" in text):
             self._clock(rp, text, c, when)
+        if t is None and when is not None:
+            self._bracket(rp, ev.path, when)
         rp.counter, rp.path, rp.line, rp.text, rp.lines = c, ev.path, ev.line, ev.text, rp.lines + 1
         rp.time = t or rp.time
         rp.recent.append((ev.path, ev.line, t if t is not None else when, c))
         return c
+
+    def _bracket(self, rp: RankProgress, path: str, when: datetime) -> None:
+        """Date an untimed progress line by its file's last dated line before it (``when``), and wait for the file's
+        next dated line to bound it from above (``RankProgress.bracket_after``)."""
+        if rp.bracket_first is None:
+            rp.bracket_first = when
+        rp.bracket_last, rp.bracket_lines, rp.bracket_after = when, rp.bracket_lines + 1, None
+        waiting = self._awaiting.setdefault(path, [])
+        if rp not in waiting:
+            waiting.append(rp)
 
     @staticmethod
     def _clock(rp: RankProgress, text: str, c: Counter, when: datetime | None) -> None:
@@ -330,6 +355,50 @@ def step_clock(streams: list[RankProgress]) -> StepClock | None:
         if best is None or reached > best.reached:
             best = StepClock(reached, round(rp.clock_seconds, 3), median(rp.clock_steps))
     return best
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """Where untimed progress got to, bounded by the dated lines its files printed around it.
+
+    Attributes:
+        after: the latest, over the streams, of the first dated line printed after a stream's last progress line: the
+            last step was printed before it, so the job's silence after that step is at least the time from it to the
+            job's end.
+        line_s: the mean seconds between the streams' progress lines as their preceding dated lines date them (the
+            first to the last such date over the lines between), the job's own cadence.
+    """
+
+    after: datetime
+    line_s: float
+
+
+MIN_BRACKET_LINES = 3  # untimed progress lines a stream needs before its bracket is read
+
+
+def bracket(streams: list[RankProgress]) -> Bracket | None:
+    """The ``Bracket`` of ``streams`` whose progress lines carry no time of their own, or None where a stream has
+    timed progress (a better clock: ``last_progress_time``), where a stream printed fewer than ``MIN_BRACKET_LINES``
+    such lines, or where any stream's last progress line has no dated line after it (then nothing bounds when it was
+    printed)."""
+    after: datetime | None = None
+    spans: list[float] = []
+    for rp in streams:
+        if rp.bracket_lines == 0:
+            continue
+        if rp.time is not None or rp.bracket_after is None or rp.bracket_first is None or rp.bracket_last is None:
+            return None
+        if rp.bracket_lines < MIN_BRACKET_LINES:
+            continue
+        # the dates may mix a glog header's year-less form and a dated one: compare them in one year
+        span = (rp.bracket_last.replace(year=1900) - rp.bracket_first.replace(year=1900)).total_seconds()
+        if span >= 0:
+            spans.append(span / (rp.bracket_lines - 1))
+        if after is None or rp.bracket_after.replace(year=1900) > after.replace(year=1900):
+            after = rp.bracket_after
+    if after is None or not spans:
+        return None
+    return Bracket(after, max(spans))
 
 
 @dataclass(frozen=True)
