@@ -263,12 +263,14 @@ def diagnose(
     def _overrides(m: Match) -> bool:
         """A specific cause that sets the fallbacks aside: not one that stopped the job from outside after a process
         had already died (the scheduler or a supervisor ending what was left of the job, as srun does once one task
-        is killed)."""
+        is killed), nor a lost rendezvous store after it (OpenCLIP's rank aborted with SIGABRT, its node's agent
+        exited with the store it hosted, and the other node's agent then failed to reach it)."""
         if rules.by_id[m.rule_id].spec.fallback or m.priority <= GENERIC_PRIORITY:
             return False
         if first_death is None:
             return True
-        return not (m.root_cause in OUTSIDE_STOPS and order(m.event) > first_death)
+        # ... nor a store or rendezvous connection lost after it: the store's host (or the member waited for) had died
+        return not (m.root_cause in OUTSIDE_STOPS | WAITED_FOR_THE_DEAD and order(m.event) > first_death)
 
     if first_death is not None:
         # a ``tail_lines`` rule reads "the log stops here, waiting"; a process killed after that line ended it instead

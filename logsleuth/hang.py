@@ -132,6 +132,39 @@ def clock_stall(clock: StepClock | None, end: datetime | None) -> Stall:
     return Stall(round(gap, 3), clock.step_s, stalled, from_durations=True)
 
 
+# a log with no failure in it, whose ranks' lines a launcher relayed to one console (Open MPI's ``--tag-output``
+# "[1,3]<stdout>:", horovodrun's "[3]<stdout>:", srun's "3: "), reads as a hang from a rank behind the others only
+# where every other rank printed this many progress lines past the rank's last counter: the relay forwards each
+# rank's output at its own pace, so one line apart at the end of an excerpt is that pace, not a rank that stopped
+# (horovod/horovod#3752's healthy run, cut where two ranks' last line had not yet arrived)
+MIN_LEAD_LINES = 2
+_RELAY_TAG = re.compile(r"\[\d+(?:,\d+)?\]<std(?:out|err)>:|\s*\d{1,6}: ")
+
+
+def _paced_by_relay(progress: dict[int, RankProgress], sf: SilentFirst) -> bool:
+    """``sf``'s ranks' lines came through a launcher's relay (``_RELAY_TAG``) and the ranks ahead of them printed fewer
+    than ``MIN_LEAD_LINES`` progress lines past their last counter."""
+    return all(_RELAY_TAG.match(rp.text) for rp in sf.progress) and _lead_lines(progress, sf) < MIN_LEAD_LINES
+
+
+def _lead_lines(progress: dict[int, RankProgress], sf: SilentFirst) -> int:
+    """The fewest progress lines any rank ahead of ``sf``'s ranks printed past their last counter."""
+    low = min(rp.counter for rp in sf.progress)
+    named = {rp.rank for rp in sf.progress}
+    ahead = [rp for rp in progress.values() if rp.lines and rp.rank not in named]
+    if not ahead:
+        return 0
+    return min(sum(1 for _p, _l, _t, c in rp.recent if c > low) for rp in ahead)
+
+
+def _one_writer(rp: RankProgress) -> bool:
+    """The stream's progress lines read as one process's: a counter seldom printed twice in a row (several ranks'
+    rank-less lines in one stream repeat each step, and the seconds between them measure nothing)."""
+    counters = [c for _p, _l, _t, c in rp.recent]
+    repeats = sum(1 for a, b in zip(counters, counters[1:]) if a == b)
+    return repeats * 4 < max(len(counters) - 1, 1)
+
+
 def bracket_stall(br: Bracket | None, end: datetime | None) -> Stall:
     """``Stall`` of untimed progress bounded by its files' dated lines (``progress.bracket``): the gap from the first
     dated line after the last progress line (``Bracket.after``, so the true gap is at least this) to the job's last
@@ -439,8 +472,14 @@ def decide(
     """
     sf = silent_first(progress)
     stall = stall_facts(progress, end)
-    if unranked and (not progress or stall.gap_s is None and any(rp.lines for rp in progress.values())):
-        # the rank-less stream stands in where no rank prints progress of its own, or where the ranks' own progress
+    if unranked and (
+        not progress
+        or (not any(rp.lines for rp in progress.values()) and all(_one_writer(rp) for rp in unranked))
+        or (stall.gap_s is None and any(rp.lines for rp in progress.values()))
+    ):
+        # the rank-less stream stands in where no rank prints progress of its own (ranks known from other lines, as
+        # torchrun's "[rankN]:" on their warnings, print none: OpenCLIP logs its "Train Epoch" lines from rank 0
+        # without a rank), or where the ranks' own progress
         # lines carry no time ("[rank 0] step 40/840 ..." printed beside a timed logging line of the same step), only
         # with a step time of its own: one progress line and a time limit long after it is a slow iteration as much as
         # a stall (a Megatron iteration may take minutes)
@@ -488,7 +527,11 @@ def decide(
     elif root in QUIET_ROOTS and (
         (fa is not None)
         or (stall.stalled and root in ("job_preempted", "terminal_hangup", "silent_hang"))
-        or (sf is not None and sf.reason == "behind" and root in ("no_failure", "silent_hang"))
+        or (
+            sf is not None
+            and sf.reason == "behind"
+            and (root == "silent_hang" or root == "no_failure" and not _paced_by_relay(progress, sf))
+        )
         or (unheeded is not None and root in ("job_preempted", "terminal_hangup"))
     ):
         new_root = "collective_mismatch" if fa and fa.verdict == "mismatch" else "silent_hang"

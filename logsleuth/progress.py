@@ -43,7 +43,10 @@ _EVAL_PAIR = r"[\w.]+-[\w@.-]+:"
 _XGB_ROUND = r"|(?:^|\] )\[(\d+)\]\t" + _EVAL_PAIR + r"[-+\d.]"
 _STEP = regex.compile(
     r"(?i)(?|\b(?:global[_ ]?step|step|iter(?:ation)?|it)\b\s*[:=#]?\s*\[?(\d+)"
-    r"|\bepoch(?:\(\w+\))?:?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\]" + _XGB_ROUND + ")"
+    r"|\bepoch(?:\(\w+\))?:?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\]"
+    # PyTorch's examples/mnist ``train()`` ("Train Epoch: {} [{}/{} ({:.0f}%)]\tLoss: {:.6f}"), copied by Horovod's and
+    # OpenCLIP's loops: the samples done in the epoch count as its step
+    r"|\bepoch:?\s*\d+\s*\[\s*(\d+)/\d+\s*\(" + _XGB_ROUND + ")"
 )
 # mmengine's validation and test loops ("Epoch(val) [3][4/4]", "Iter(test) [ 50/500]", ``LogProcessor``) count their
 # own iterations from 1 at every run of the loop: not the training step, whose series it would send back
@@ -58,7 +61,12 @@ _METRIC = regex.compile(
     r"|\t" + _EVAL_PAIR + r"[-+\d.]"
 )
 # what a line must contain to be a progress line (RE2 syntax, for ``read.LineGate``)
-GATE: tuple[str, ...] = (r"(?i:step|iter)", r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[", r"\[\d+\]\t" + _EVAL_PAIR)
+GATE: tuple[str, ...] = (
+    r"(?i:step|iter)",
+    r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[",
+    r"(?i:epoch):?\s*\d+\s*\[\s*\d+/\d+\s*\(",
+    r"\[\d+\]\t" + _EVAL_PAIR,
+)
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
 # the duration of one step that a progress line prints of itself where the line carries no clock: nanoGPT's
 # "iter 100: loss 2.7652, time 122.64ms, mfu 0.00%" (karpathy/nanoGPT ``train.py``: ``dt`` is the whole iteration,

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact, healthy_by_fact
-from .factlayer.kinds import APP_ENDED_ONLY, ProcessExit, RunFinished, SchedulerVerdict, SignalFact
+from .factlayer.kinds import APP_ENDED_ONLY, ExceptionFact, ProcessExit, RunFinished, SchedulerVerdict, SignalFact
 from .parse.timestamps import full, one_clock
 from .types import Diagnosis, Event, Fix, Match
 
@@ -145,6 +145,47 @@ _CLOSED_CONNECTION = re.compile(
 )
 
 
+# torchelastic's agent closing the rendezvous in ``launch_agent``'s ``finally`` (``dynamic_rendezvous.py``
+# ``DynamicRendezvousHandler.shutdown``), after its workers' run, whatever its result, and before a failed run's
+# ChildFailedError summary is printed
+_RDZV_SHUTDOWN_LOST = re.compile(
+    r"has failed to shutdown the rendezvous '[^']*' due to an error of type Rendezvous\w*Error"
+)
+
+
+def _store_lost_at_shutdown(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
+    """``diag`` (a lost peer, ``TEARDOWN_ANSWERS``) turned into ``no_failure`` when the lost connection is the agent's own
+    rendezvous shutdown losing the store (``_RDZV_SHUTDOWN_LOST`` printed after it in the same file) in a job where no
+    process exited non-zero or by a signal, no signal reached a launcher and no exception was raised: the agent reached
+    its shutdown after its workers' run, and nothing failed in it; the node hosting the store had exited first (a
+    multi-node c10d job at its end, logged at torchrun's default WARNING level, where the "Local worker group finished
+    (WorkerState.SUCCEEDED)" line that ``teardown_after_success`` reads is not printed). Else ``diag`` unchanged."""
+    first = diag.first_failure
+    if first is None:
+        return diag
+    closing = next(
+        (
+            e
+            for e in (*evidence.notable, *evidence.tail)
+            if e.path == first.path and e.line > first.line and _RDZV_SHUTDOWN_LOST.search(e.text)
+        ),
+        None,
+    )
+    if closing is None:
+        return diag
+    for f in evidence.facts:
+        if isinstance(f, ProcessExit) and (f.code not in (None, 0) or f.signal):
+            return diag
+        if isinstance(f, (SignalFact, ExceptionFact, SchedulerVerdict)):
+            return diag
+    message = (
+        f"The launcher lost the rendezvous store while closing the rendezvous ({closing.path}:{closing.line}), with "
+        "no worker exiting non-zero, no signal and no exception in the job: the node that hosts the store exited "
+        "first at the end of the job, which is shutdown order, not a failure."
+    )
+    return healthy_by_fact(diag, rule_id="store-lost-at-shutdown", message=message, confidence=0.75)
+
+
 def _before(evidence: JobEvidence, e: Event, first: Event, t_first: datetime | None) -> bool:
     """``e`` printed before ``first``: by line in one file, else by time (a year-less clock compared by its date and
     time of day, as ``pipeline._later`` does)."""
@@ -169,6 +210,8 @@ def teardown_after_success(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         done = [f for f in evidence.facts if isinstance(f, RunFinished)]
     else:
         return diag
+    if not done and diag.root_cause in TEARDOWN_ANSWERS:
+        return _store_lost_at_shutdown(evidence, diag)
     if not done:
         return diag
     if any(isinstance(f, ProcessExit) and (f.code not in (None, 0) or f.signal) for f in evidence.facts):

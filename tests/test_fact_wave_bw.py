@@ -52,3 +52,58 @@ def test_a_launcher_logging_on_after_the_hangup_does_not_lengthen_the_silence() 
     d = analyze([str(DLROVER_HUP)], model=False)
     assert d.root_cause == "terminal_hangup"
     assert d.ranks["stall"]["gap_seconds"] == 0
+
+
+CLIP = LOGS / "run-wavebw-p-healthy-2nodes/job.log"
+CLIP_ABORT = LOGS / "run-wavebw-p-rank-abort/job.log"
+CLIP_OLD_WDS = LOGS / "run-wavebw-p-old-webdataset-node-b/job.log"
+CLIP_STOPPED = LOGS / "run-wavebw-p-rank-stopped/job.log"
+HOROVOD_HEALTHY = LOGS / "gh-horovod-horovod-3752/after_fix.log"
+
+
+def test_the_store_lost_while_the_launcher_closes_the_rendezvous_of_a_job_that_failed_nowhere_is_shutdown_order() -> (
+    None
+):
+    # OpenCLIP's healthy two-node run: node b's agent, closing the rendezvous after its workers' run, found the store
+    # gone (node a had exited) and logged torchelastic's "has failed to shutdown the rendezvous"; nothing exited
+    # non-zero, no signal, no exception
+    d = analyze([str(CLIP)], model=False)
+    assert d.root_cause == "no_failure"
+
+
+def test_the_same_lost_store_after_a_worker_crashed_is_not_shutdown_order(tmp_path: Path) -> None:
+    # the run whose rank aborted (SIGABRT) lost the store the same way; that crash is the answer, not the store
+    d = analyze([str(CLIP_ABORT)], model=False)
+    assert d.root_cause == "native_crash"
+    assert "rendezvous_timeout" not in {h.root_cause for h in d.hypotheses[:1]}
+
+
+def test_a_package_whose_module_level_code_raises_on_import_is_a_version_mismatch() -> None:
+    # webdataset 0.1.103 on one node's path: its iterators.py seeds random.Random with a tuple at import, a TypeError
+    # since Python 3.11; the traceback is <module> frames from the script through open_clip_train (installed) down
+    d = analyze([str(CLIP_OLD_WDS)], model=False)
+    assert d.root_cause == "library_version_mismatch"
+
+
+def test_the_same_exception_from_the_scripts_own_module_level_code_stays_a_worker_exception(tmp_path: Path) -> None:
+    # move the raising module under the script's own directory: an exception in the job's own code at import
+    text = CLIP_OLD_WDS.read_text(encoding="utf-8")
+    edited = tmp_path / "job.log"
+    edited.write_text(text.replace("/tmp/bw-p-wds/", "/tmp/wavebw-p-job/run/"), encoding="utf-8")
+    d = analyze([str(edited)], model=False)
+    assert d.root_cause != "library_version_mismatch"
+
+
+def test_pytorch_examples_train_epoch_lines_with_openclips_comma_dated_clock_date_the_stall() -> None:
+    # "2026-12-04,23:39:22 | INFO | Train Epoch: 2 [ 96/256 (38%)] ... Loss: 3.4657": OpenCLIP's logger puts a comma
+    # between date and time; its last step at 23:39:22, torchrun's SIGTERM at 23:40:22
+    d = analyze([str(CLIP_STOPPED)], model=False)
+    assert d.root_cause == "silent_hang"
+    assert d.ranks["stall"]["stalled"] and d.ranks["stall"]["gap_seconds"] >= 59
+
+
+def test_a_relayed_rank_one_line_behind_at_the_end_of_a_healthy_excerpt_is_not_a_hang() -> None:
+    # horovod/horovod#3752's healthy run as pasted: ranks 2 and 3's last "Train Epoch: 10 [14080/15000 (94%)]" had not
+    # reached mpirun's console when the paste was cut, one line behind ranks 0 and 1
+    d = analyze([str(HOROVOD_HEALTHY)], model=False)
+    assert d.root_cause == "no_failure"

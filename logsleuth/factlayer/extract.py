@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping, Sequence
 
 import regex
 
@@ -1698,6 +1699,33 @@ def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
     return short == "TypeError" and installed and _SIGNATURE.search(message) is not None
 
 
+# exceptions that already name the environment whatever raised them
+_IMPORT_TYPES = frozenset({"ImportError", "ModuleNotFoundError"})
+MAX_CALLS_BELOW_IMPORT = 3  # frames a package's module-level code may call into before the raise
+
+
+def failed_at_import(frames: Sequence[Mapping[str, object]]) -> bool:
+    """The traceback ``frames`` (outermost first, ``file``/``func``) end in an installed package's module-level code:
+    the script's ``<module>`` imports a chain of modules (``<module>`` frames only), one of them an installed package
+    (``_INSTALLED``), whose last one raises, itself or in at most ``MAX_CALLS_BELOW_IMPORT`` calls it made, none of them
+    in the script's own directory. A package whose import raises (webdataset 0.1's module-level
+    ``random.Random().seed((os.getpid(), time.time()))``, a TypeError since Python 3.11; numpy's removed aliases used at
+    import) does not work with this interpreter or the packages beside it: a version mismatch, not the job's code."""
+    if len(frames) < 2 or frames[0].get("func") != "<module>":
+        return False
+    top = str(frames[0].get("file", "")).replace("\\", "/").rpartition("/")[0]
+    k = 0
+    while k + 1 < len(frames) and frames[k + 1].get("func") == "<module>":
+        k += 1
+    if k == 0 or len(frames) - 1 - k > MAX_CALLS_BELOW_IMPORT:
+        return False
+    chain = [str(f.get("file", "")).replace("\\", "/") for f in frames[1:]]
+    first_installed = next((i for i, f in enumerate(chain[:k]) if any(p in f for p in _INSTALLED)), None)
+    if first_installed is None:
+        return False
+    return not any(top and f.startswith(top + "/") for f in chain[first_installed:])
+
+
 # torch's rendezvous and store code: ``torch/distributed/rendezvous.py`` (``_env_rendezvous_handler``,
 # ``_tcp_rendezvous_handler``, ``_create_c10d_store``: the ``TCPStore`` client/server to MASTER_ADDR:MASTER_PORT) and
 # torchelastic's ``torch/distributed/elastic/rendezvous/`` (c10d/etcd rendezvous backends)
@@ -1809,6 +1837,12 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         )
         if exc.type == "AssertionError" and not exc.message and not exc.family and _asserted_batch_config(text):
             exc = dataclasses.replace(exc, family="batch_config")
+        elif (
+            exc.family in ("", "api_mismatch")
+            and exc.type.rsplit(".", 1)[-1] not in _IMPORT_TYPES
+            and failed_at_import(frames)
+        ):
+            exc = dataclasses.replace(exc, family="api_mismatch")
         out.append(exc)
         if p["exc_type"] == "AssertionError" and _asserted_finite_loss(text):
             out.append(NumericHealth(event=ev, what="nan_loss"))

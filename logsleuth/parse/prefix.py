@@ -14,9 +14,10 @@ import regex
 from .. import plausible
 from . import timestamps
 
-# 2024-05-01 10:00:00,123 | [2024-05-01T10:00:00.123Z] | 2024-05-01 10:00:00 - (python logging, DeepSpeed, Slurm, NCCL 2.23+)
+# 2024-05-01 10:00:00,123 | [2024-05-01T10:00:00.123Z] | 2024-05-01 10:00:00 - (python logging, DeepSpeed, Slurm, NCCL 2.23+);
+# OpenCLIP's logger puts a comma between date and time (open_clip_train/logger.py, datefmt "%Y-%m-%d,%H:%M:%S")
 _TIME = regex.compile(
-    r"\[?(?P<date>\d{4}-\d\d-\d\d)[ T_](?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)?\]?(?:\s*[-|:]\s+|\s+|$"
+    r"\[?(?P<date>\d{4}-\d\d-\d\d)[ T_,](?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)?\]?(?:\s*[-|:]\s+|\s+|$"
     # a bracketed time glued to the next tag: "[2026-11-28 07:27:07][rank0] epoch 1 step 10/600 ..."
     r"|(?<=\])(?=\[))"
 )
