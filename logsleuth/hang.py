@@ -487,9 +487,13 @@ def decide(
         stall = loose if loose.step_s is not None else Stall(loose.gap_s, None, False)
     if stall.gap_s is None and bars is not None:
         stall = bar_stall(bars, end)
-    if stall.gap_s is None:  # untimed progress that prints its step durations (kept only where it dates the end)
+    if not stall.stalled:
+        # untimed progress that prints its step durations (kept only where it dates the end): where nothing else dates
+        # the last step, or where only a bar's frames do and not past the bar's floor (a bar redrawn by its monitor
+        # thread while it did not move dates its last frame, not its last step)
         clocked = clock_stall(step_clock([*progress.values(), *unranked]), end)
-        stall = clocked if clocked.gap_s is not None else stall
+        if clocked.gap_s is not None and (stall.gap_s is None or clocked.stalled):
+            stall = clocked
     if not stall.stalled:
         # untimed progress between dated lines, bounded by the first dated line after it: where no clock dates the last
         # step, or where only a progress bar's last frame does (a save or an evaluation after the bar that prints dated

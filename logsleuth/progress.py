@@ -78,6 +78,9 @@ _STEP_TIME = regex.compile(
     r"(?i)(?<!data )(?<!load )(?<!wait )\b(?:(?:iter(?:ation)?|step|batch)[ _]?time|time(?:[ _]per[ _](?:iter(?:ation)?"
     r"|step|batch)|/(?:iter|step|it))?|dt)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*(ms|s|sec)\b"
     r"|\belapsed time per iteration \(ms\):\s*(\d+(?:\.\d+)?)"
+    # the unit in parentheses before the value: TorchTNT's ``IterationTimeLogger`` ("Train Iteration Time
+    # (seconds)=0.0440", torchtnt/framework/callbacks/iteration_time_logger.py)
+    r"|\b(?:iter(?:ation)?|step|batch)[ _]?time \((ms|s|sec|seconds)\)\s*[:=]\s*(\d+(?:\.\d+)?)"
 )
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also
@@ -311,6 +314,8 @@ class ProgressTracker:
             return
         if m[3] is not None:
             sec = float(m[3]) / 1000.0
+        elif m[5] is not None:
+            sec = float(m[5]) / (1000.0 if m[4].lower() == "ms" else 1.0)
         else:
             sec = float(m[1]) / (1000.0 if m[2].lower() == "ms" else 1.0)
         if not 0.0 < sec < 86400.0:

@@ -94,6 +94,13 @@ def clean_line(raw: bytes) -> str:
         # a progress bar redraws with \r: what the terminal finally showed is the last non-empty state
         parts = [p for p in text.split("\r") if p.strip()]
         text = parts[-1] if parts else ""
+        if len(parts) > 1 and _BAR_FRAME.match(text):
+            # a line printed with no newline before the bar redrew over it (TorchTNT's ``StdoutLogger``: "[Step 10]
+            # loss=2.2087 ... Train Iteration Time (seconds)=0.0400" then "\rTrain Epoch 0:  21%|...|"): the terminal
+            # hid it, the file holds it; keep it, then the bar's last frame
+            said = next((p for p in reversed(parts[:-1]) if not _BAR_FRAME.match(p)), None)
+            if said is not None:
+                text = f"{said.rstrip()} {text.lstrip()}"
     if "%" in text and "|" in text:
         text = unglue_bar(text)
     return text

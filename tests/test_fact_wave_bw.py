@@ -107,3 +107,25 @@ def test_a_relayed_rank_one_line_behind_at_the_end_of_a_healthy_excerpt_is_not_a
     # reached mpirun's console when the paste was cut, one line behind ranks 0 and 1
     d = analyze([str(HOROVOD_HEALTHY)], model=False)
     assert d.root_cause == "no_failure"
+
+
+TNT_STOPPED = LOGS / "run-wavebw-n-rank-stopped/job.log"
+
+
+def test_a_line_the_bar_redrew_over_is_kept_before_the_bars_frame() -> None:
+    # TorchTNT's StdoutLogger prints "[Step 10] ..." with no newline; tqdm then redraws from column 0 with "\r"
+    from logsleuth.read import clean_line
+
+    raw = TNT_STOPPED.read_bytes().split(b"\n")[43]
+    assert b"\rTrain Epoch 0:" in raw
+    text = clean_line(raw)
+    assert text.startswith("[Step 10] loss=2.2087 lr=0.0500 Train Iteration Time (seconds)=0.0400 Train Epoch 0:")
+    assert text.endswith("20/96 [00:00<00:03, 25.31it/s]")
+
+
+def test_torchtnt_iteration_times_date_the_stopped_step_past_a_bar_redrawn_without_moving() -> None:
+    # "[Step 100] ... Train Iteration Time (seconds)=0.0440" lines carry no clock; tqdm's monitor redrew the bar at
+    # "10/96 [00:15<...]" without it moving; the scheduler's SIGTERM came 37 s after the steps' durations end
+    d = analyze([str(TNT_STOPPED)], model=False)
+    assert d.root_cause == "silent_hang"
+    assert d.ranks["stall"]["stalled"] and 30 <= d.ranks["stall"]["gap_seconds"] <= 45
