@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .bar_clock import BarMoved
+from .diagnose import OUTSIDE_STOPS
 from .flight import FlightAnalysis
 from .progress import (
     Bracket,
@@ -178,6 +179,12 @@ def bracket_stall(br: Bracket | None, end: datetime | None) -> Stall:
     gap = (end.replace(year=1900) - br.after.replace(year=1900)).total_seconds()
     stalled = gap >= max(STALL_FACTOR * br.line_s, CLOCK_STALL_MIN_SECONDS)
     return Stall(round(gap, 3), br.line_s, stalled)
+
+
+def _better(stall: Stall, other: Stall) -> Stall:
+    """``other`` where it dates a gap that ``stall`` does not, or finds the stall that ``stall`` does not; else
+    ``stall``."""
+    return other if other.gap_s is not None and (stall.gap_s is None or other.stalled) else stall
 
 
 def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:
@@ -479,8 +486,7 @@ def decide(
     ):
         # the rank-less stream stands in where no rank prints progress of its own (ranks known from other lines, as
         # torchrun's "[rankN]:" on their warnings, print none: OpenCLIP logs its "Train Epoch" lines from rank 0
-        # without a rank), or where the ranks' own progress
-        # lines carry no time ("[rank 0] step 40/840 ..." printed beside a timed logging line of the same step), only
+        # without a rank), or where the ranks' own progress lines carry no time ("[rank 0] step 40/840 ..." printed beside a timed logging line of the same step), only
         # with a step time of its own: one progress line and a time limit long after it is a slow iteration as much as
         # a stall (a Megatron iteration may take minutes)
         loose = stall_facts(dict(enumerate(unranked)), end)
@@ -491,9 +497,7 @@ def decide(
         # untimed progress that prints its step durations (kept only where it dates the end): where nothing else dates
         # the last step, or where only a bar's frames do and not past the bar's floor (a bar redrawn by its monitor
         # thread while it did not move dates its last frame, not its last step)
-        clocked = clock_stall(step_clock([*progress.values(), *unranked]), end)
-        if clocked.gap_s is not None and (stall.gap_s is None or clocked.stalled):
-            stall = clocked
+        stall = _better(stall, clock_stall(step_clock([*progress.values(), *unranked]), end))
     if not stall.stalled:
         # untimed progress between dated lines, bounded by the first dated line after it: where no clock dates the last
         # step, or where only a progress bar's last frame does (a save or an evaluation after the bar that prints dated
@@ -501,12 +505,9 @@ def decide(
         # measured to the stop itself where the answer is one (a launcher that kept logging its retries after the
         # scheduler's signal would otherwise lengthen the silence)
         stopped = diag.first_failure.time if diag.first_failure is not None else None
-        bracketed = bracket_stall(
-            bracket([*progress.values(), *unranked]),
-            stopped if diag.root_cause in ("job_preempted", "terminal_hangup") and stopped is not None else end,
-        )
-        if bracketed.gap_s is not None and (stall.gap_s is None or bracketed.stalled):
-            stall = bracketed
+        if diag.root_cause not in OUTSIDE_STOPS or stopped is None:
+            stopped = end
+        stall = _better(stall, bracket_stall(bracket([*progress.values(), *unranked]), stopped))
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
     ranks_info = dict(diag.ranks)
