@@ -486,9 +486,9 @@ def decide(
     ):
         # the rank-less stream stands in where no rank prints progress of its own (ranks known from other lines, as
         # torchrun's "[rankN]:" on their warnings, print none: OpenCLIP logs its "Train Epoch" lines from rank 0
-        # without a rank), or where the ranks' own progress lines carry no time ("[rank 0] step 40/840 ..." printed beside a timed logging line of the same step), only
-        # with a step time of its own: one progress line and a time limit long after it is a slow iteration as much as
-        # a stall (a Megatron iteration may take minutes)
+        # without a rank), or where the ranks' own progress lines carry no time ("[rank 0] step 40/840 ..." printed
+        # beside a timed logging line of the same step), only with a step time of its own: one progress line and a
+        # time limit long after it is a slow iteration as much as a stall (a Megatron iteration may take minutes)
         loose = stall_facts(dict(enumerate(unranked)), end)
         stall = loose if loose.step_s is not None else Stall(loose.gap_s, None, False)
     if stall.gap_s is None and bars is not None:
