@@ -126,9 +126,10 @@ def clock_stall(clock: StepClock | None, end: datetime | None) -> Stall:
     ``CLOCK_STALL_RATIO`` times the seconds the steps account for: nanoGPT's 100 iterations of ~0.12 s each, then
     torchrun's SIGTERM 101 s after the ranks' process groups formed, is a job that stopped progressing ~90 s before it
     was stopped."""
-    if clock is None or end is None or clock.reached.year != end.year:
+    if clock is None or end is None:
         return Stall(None, clock.step_s if clock else None, False)
-    gap = (end - clock.reached).total_seconds()
+    # the stop's own time may keep a year-less glog header's form: compare them in one year
+    gap = (end.replace(year=1900) - clock.reached.replace(year=1900)).total_seconds()
     stalled = gap >= max(STALL_FACTOR * clock.step_s, CLOCK_STALL_MIN_SECONDS, CLOCK_STALL_RATIO * clock.accounted_s)
     return Stall(round(gap, 3), clock.step_s, stalled, from_durations=True)
 
@@ -493,20 +494,20 @@ def decide(
         stall = loose if loose.step_s is not None else Stall(loose.gap_s, None, False)
     if stall.gap_s is None and bars is not None:
         stall = bar_stall(bars, end)
+    # untimed progress is measured to the stop itself where the answer is one (a launcher that kept logging its
+    # retries after the scheduler's signal would otherwise lengthen the silence)
+    stopped = diag.first_failure.time if diag.first_failure is not None else None
+    if diag.root_cause not in OUTSIDE_STOPS or stopped is None:
+        stopped = end
     if not stall.stalled:
         # untimed progress that prints its step durations (kept only where it dates the end): where nothing else dates
         # the last step, or where only a bar's frames do and not past the bar's floor (a bar redrawn by its monitor
         # thread while it did not move dates its last frame, not its last step)
-        stall = _better(stall, clock_stall(step_clock([*progress.values(), *unranked]), end))
+        stall = _better(stall, clock_stall(step_clock([*progress.values(), *unranked]), stopped))
     if not stall.stalled:
         # untimed progress between dated lines, bounded by the first dated line after it: where no clock dates the last
         # step, or where only a progress bar's last frame does (a save or an evaluation after the bar that prints dated
         # lines moves this bound later, past what the bar's 60 s floor allows for)
-        # measured to the stop itself where the answer is one (a launcher that kept logging its retries after the
-        # scheduler's signal would otherwise lengthen the silence)
-        stopped = diag.first_failure.time if diag.first_failure is not None else None
-        if diag.root_cause not in OUTSIDE_STOPS or stopped is None:
-            stopped = end
         stall = _better(stall, bracket_stall(bracket([*progress.values(), *unranked]), stopped))
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
@@ -575,9 +576,8 @@ def decide(
         title = taxonomy_title("silent_hang")
         gap = f"no progress for {stall.gap_s:.0f}s before the log ends" if stall.gap_s else "no progress at the end"
         if stall.gap_s and stall.from_durations:
-            gap += (
-                f" (the progress lines print no clock: their step durations, ~{stall.step_s:.3g}s, date the last step)"
-            )
+            step = f"~{stall.step_s:.3g}s"
+            gap += f" (the progress lines print no clock: their printed durations, {step}, date the last step)"
         if unheeded is not None and ev is unheeded:
             gap = (
                 f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "

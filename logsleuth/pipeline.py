@@ -562,6 +562,7 @@ def collect(
             time=_normalise(p.time, year),
             last_time=_normalise(p.last_time, year),
             clock_from=_normalise(p.clock_from, year),
+            clock_floor=_normalise(p.clock_floor, year),
             deduplicated=state.progress.deduplicated,
         )
         for r, p in state.progress.ranks.items()
@@ -592,6 +593,7 @@ def collect(
                 time=_normalise(p.time, year),
                 last_time=_normalise(p.last_time, year),
                 clock_from=_normalise(p.clock_from, year),
+                clock_floor=_normalise(p.clock_floor, year),
             )
             for p in state.progress.unranked.values()
         ),

@@ -82,6 +82,21 @@ _STEP_TIME = regex.compile(
     # (seconds)=0.0440", torchtnt/framework/callbacks/iteration_time_logger.py)
     r"|\b(?:iter(?:ation)?|step|batch)[ _]?time \((ms|s|sec|seconds)\)\s*[:=]\s*(\d+(?:\.\d+)?)"
 )
+# a running figure of seconds a progress line prints of itself where the line carries no clock: the time since the
+# loop (or its epoch) began, "epoch 0 step 150: loss 0.0687 acc 0.818 (10.4s)" (wave BX's MosaicML Streaming job),
+# "elapsed: 63.2s", "elapsed 0:01:03"; read only where ``_STEP_TIME`` finds no step duration (``_elapsed_clock``
+# tells a running figure from a duration printed per line)
+_ELAPSED = regex.compile(
+    r"\((\d+(?:\.\d+)?)\s*(?:s|sec)\)\s*$"
+    r"|(?i:\belapsed(?:[ _]time)?)\s*[:=]?\s*(?:(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)\b|(\d+):(\d\d):(\d\d)\b)"
+)
+# an epoch's duration printed at its end, by a line that is no step's progress: "[rank1] epoch 1 done: mean loss
+# 2.3080, acc 0.116, (epsilon = 1.976, delta = 1e-05) in 3.4s" (wave BX's Opacus job), "Epoch 3 took 12.5 s",
+# "Epoch 2 finished in 35.2s", "epoch 4 ... epoch time: 12s"; ``_epoch_clock`` adds it to the stream's step clock
+_EPOCH_TOOK = regex.compile(
+    r"(?i)\bepoch\b\W{0,3}(\d+)\b.*?\b(?:in|took|(?:epoch[ _])?time\s*[:=]?|duration\s*[:=]?)\s*(\d+(?:\.\d+)?)\s*"
+    r"(ms|s|sec|secs|seconds)\b"
+)
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)
 # "INFO [rank1] train: step 5 loss ..." inside a line (a logging format, or two ranks' lines glued on one); also
 # "[rank 1]", "[rank: 1]", "[rank 1/4]" (the bracketed spellings ``parse._TEXT_RANK`` reads a line's rank from)
@@ -131,6 +146,16 @@ class RankProgress:
     clock_seconds: float = field(default=0.0, repr=False, compare=False)
     clock_steps: list[float] = field(default_factory=list, repr=False, compare=False)
     clock_counter: tuple[int, int, int] | None = field(default=None, repr=False, compare=False)
+    # a running elapsed figure's clock (``_ELAPSED``): the seconds of its finished runs (it restarted, or each line
+    # printed a duration of its own), the last figure and the lines of the run it belongs to
+    elapsed_base: float = field(default=0.0, repr=False, compare=False)
+    elapsed_last: float | None = field(default=None, repr=False, compare=False)
+    elapsed_run_lines: int = field(default=0, repr=False, compare=False)
+    # the last timed line before the stream's last clocked line: that line came after it, wherever the clock says
+    clock_floor: datetime | None = field(default=None, repr=False, compare=False)
+    # epochs whose printed durations the clock holds (``_EPOCH_TOOK``): one may date a stall, as its floor is
+    # ``STALL_FACTOR`` epochs
+    clock_epochs: int = field(default=0, repr=False, compare=False)
     # untimed progress dated by its file's dated lines around it (``ProgressTracker._bracket``): the time of the dated
     # line before its first and before its last progress line, how many such lines, and the time of the first dated line
     # of the same file printed after its last progress line (an upper bound of when that step was printed), None until
@@ -280,6 +305,8 @@ class ProgressTracker:
             return NOT_COUNTED
         c = progress_counter(text, shape)
         if c is None:
+            if timed and ev.time is None and rp.time is None and when is not None and "poch" in text:
+                self._epoch_clock(rp, text, when)
             return None
         t = ev.time if timed else None
         if t is not None and rp.time is not None:
@@ -287,7 +314,7 @@ class ProgressTracker:
             if gap >= 0:
                 rp.intervals.append(gap)
                 del rp.intervals[:-MAX_INTERVALS]
-        if t is None and rp.time is None and ("time" in text.lower() or "dt" in text):
+        if t is None and rp.time is None and ("time" in text.lower() or "dt" in text or "s)" in text[-6:]):
             self._clock(rp, text, c, when)
         if t is None and when is not None:
             self._bracket(rp, ev.path, when)
@@ -311,6 +338,7 @@ class ProgressTracker:
         """Advance ``rp``'s step clock by an untimed progress line's printed step duration (``_STEP_TIME``)."""
         m = _STEP_TIME.search(text)
         if m is None:
+            ProgressTracker._elapsed_clock(rp, text, c, when)
             return
         if m[3] is not None:
             sec = float(m[3]) / 1000.0
@@ -330,19 +358,80 @@ class ProgressTracker:
         else:  # a new epoch restarts the step, or a counter went back: count one step
             advance = 1
         rp.clock_counter = c
+        rp.clock_floor = when or rp.clock_floor
         rp.clock_seconds += advance * sec
+        rp.clock_steps.append(sec)
+        del rp.clock_steps[:-MAX_INTERVALS]
+
+    @staticmethod
+    def _elapsed_clock(rp: RankProgress, text: str, c: Counter, when: datetime | None) -> None:
+        """Set ``rp``'s step clock from a running elapsed figure an untimed progress line prints (``_ELAPSED``).
+
+        A figure that grew by at least half the mean growth per line of its run so far (``ELAPSED_GROWTH``) goes on
+        that run; any other (the loop restarted its count at an epoch, or the lines print each their own duration)
+        starts a new one, whose predecessor's last figure is added to the clock. The figures summed this way never
+        exceed the time they cover."""
+        m = _ELAPSED.search(text)
+        if m is None:
+            return
+        if m[1] is not None:
+            sec = float(m[1])
+        elif m[2] is not None:
+            sec = float(m[2])
+        else:
+            sec = int(m[3]) * 3600.0 + int(m[4]) * 60.0 + int(m[5])
+        if not 0.0 <= sec < 86400.0 * 30:
+            return
+        last = rp.elapsed_last
+        if rp.clock_counter is None:
+            if when is None:
+                return
+            rp.clock_from = when  # the figure counts from the loop's start, after the last timed line
+        if last is not None and sec - last >= ELAPSED_GROWTH * last / max(rp.elapsed_run_lines, 1):
+            rp.elapsed_run_lines += 1
+            step = sec - last
+        else:
+            rp.elapsed_base += last or 0.0
+            rp.elapsed_run_lines = 1
+            step = sec
+        rp.elapsed_last = sec
+        rp.clock_counter = c
+        rp.clock_floor = when or rp.clock_floor
+        rp.clock_seconds = rp.elapsed_base + sec
+        if step > 0:
+            rp.clock_steps.append(step)
+            del rp.clock_steps[:-MAX_INTERVALS]
+
+    @staticmethod
+    def _epoch_clock(rp: RankProgress, text: str, when: datetime) -> None:
+        """Add an epoch's printed duration (``_EPOCH_TOOK``) to ``rp``'s step clock, started at the last timed line
+        before the stream's first clocked line."""
+        m = _EPOCH_TOOK.search(text)
+        if m is None:
+            return
+        sec = float(m[2]) / (1000.0 if m[3].lower() == "ms" else 1.0)
+        if not 0.0 < sec < 86400.0 * 7:
+            return
+        if rp.clock_from is None:
+            rp.clock_from = when  # the first epoch ended after this: its own duration lies before it, uncounted
+        else:
+            rp.clock_seconds += sec
+        rp.clock_floor = when
+        rp.clock_epochs += 1
         rp.clock_steps.append(sec)
         del rp.clock_steps[:-MAX_INTERVALS]
 
 
 @dataclass(frozen=True)
 class StepClock:
-    """Where untimed progress got to on the clock, from the step durations its lines print (``_STEP_TIME``).
+    """Where untimed progress got to on the clock, from the durations its lines print: each step's (``_STEP_TIME``),
+    a running elapsed figure (``_ELAPSED``) or each epoch's (``_EPOCH_TOOK``, counted from the first such line).
 
     Attributes:
         reached: when the last progress line was printed if every step took what the lines say and nothing else
             took time: the stream's last timed line before its first step (``RankProgress.clock_from``) plus the
-            seconds the printed steps account for. Start-up, evaluation and checkpoint saves make the true time later;
+            seconds the printed steps account for, and never before the last timed line preceding its last clocked
+            line (``RankProgress.clock_floor``). Start-up, evaluation and checkpoint saves make the true time later;
             a counter printed again (two nodes' rank 0 each printing the step) counts a step more, which only moves
             it later too, away from a stall.
         accounted_s: those seconds.
@@ -355,6 +444,7 @@ class StepClock:
 
 
 MIN_CLOCK_LINES = 3  # printed step durations a stream needs before its clock is read
+ELAPSED_GROWTH = 0.5  # ``_elapsed_clock``: the share of its run's mean growth per line a running figure must grow by
 
 
 def step_clock(streams: list[RankProgress]) -> StepClock | None:
@@ -362,9 +452,13 @@ def step_clock(streams: list[RankProgress]) -> StepClock | None:
     timed progress line (a timed line is a better clock: ``last_progress_time``); None when no stream qualifies."""
     best: StepClock | None = None
     for rp in streams:
-        if rp.time is not None or rp.clock_from is None or len(rp.clock_steps) < MIN_CLOCK_LINES:
+        if rp.time is not None or rp.clock_from is None:
+            continue
+        if len(rp.clock_steps) < MIN_CLOCK_LINES and not rp.clock_epochs:
             continue
         reached = rp.clock_from + timedelta(seconds=rp.clock_seconds)
+        if rp.clock_floor is not None and rp.clock_floor > reached:
+            reached = rp.clock_floor
         if best is None or reached > best.reached:
             best = StepClock(reached, round(rp.clock_seconds, 3), median(rp.clock_steps))
     return best

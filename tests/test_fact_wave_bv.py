@@ -79,6 +79,6 @@ def test_a_tokenizer_file_of_another_tokenizers_release_is_a_version_mismatch() 
 
 def test_litgpt_stopped_rank_is_dated_by_its_iteration_times() -> None:
     stopped = analyze([str(_job("run-wavebv-k-rank-stopped"))], model=False)
-    assert stopped.root_cause == "silent_hang" and "step durations" in stopped.message
+    assert stopped.root_cause == "silent_hang" and "printed durations" in stopped.message
     preempted = analyze([str(_job("run-wavebv-k-preempt"))], model=False)
     assert preempted.root_cause == "job_preempted"

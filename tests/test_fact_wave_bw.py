@@ -48,10 +48,12 @@ def test_the_same_run_stopped_two_seconds_after_its_last_record_was_preempted_wh
 
 def test_a_launcher_logging_on_after_the_hangup_does_not_lengthen_the_silence() -> None:
     # DLRover's agent retried its reports to the vanished master for 50 s after SIGHUP: the ranks' last step
-    # (untimed, bounded by the SIGHUP line itself) is 0 s before the stop, not 50 s before the log's last line
+    # (untimed, bounded by the SIGHUP line itself; "epoch 1 done in 3.4s" after the 10:38:13.50 record) is under a
+    # second before the stop, not 50 s before the log's last line
     d = analyze([str(DLROVER_HUP)], model=False)
     assert d.root_cause == "terminal_hangup"
-    assert d.ranks["stall"]["gap_seconds"] == 0
+    assert 0 <= d.ranks["stall"]["gap_seconds"] < 1
+    assert not d.ranks["stall"]["stalled"]
 
 
 CLIP = LOGS / "run-wavebw-p-healthy-2nodes/job.log"

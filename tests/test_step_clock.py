@@ -52,7 +52,7 @@ def test_no_step_duration_where_the_line_prints_another_time(line: str) -> None:
 def test_a_rank_stopped_long_before_the_scheduler_stopped_the_job_is_a_silent_hang() -> None:
     d = analyze([str(_job("run-wavebu-h-rank-stopped"))], model=False)
     assert d.root_cause == "silent_hang"
-    assert "step durations" in d.message
+    assert "printed durations" in d.message
     gap = d.ranks["stall"]["gap_seconds"]
     assert gap is not None and 60 < gap < 110  # iteration 100 of ~0.13 s each, SIGTERM 101 s after the groups formed
 

@@ -1726,6 +1726,52 @@ def failed_at_import(frames: Sequence[Mapping[str, object]]) -> bool:
     return not any(top and f.startswith(top + "/") for f in chain[first_installed:])
 
 
+# "'Loader' object has no attribute 'max_depth'": an instance of a named class (not one of the builtin or data types a
+# user's own bug hands to a library: None, a list, a tensor or array)
+_OBJECT_ATTR = lazy(r"^'(?P<cls>[A-Za-z_]\w*)' object has no attribute '\w+'")
+_USER_DATA_TYPES = frozenset(
+    {
+        "NoneType", "list", "dict", "str", "int", "float", "tuple", "bool", "bytes", "set", "function", "method",
+        "generator", "builtin_function_or_method", "module", "type", "object", "Tensor", "ndarray", "DataFrame",
+        "Series", "Parameter",
+    }
+)  # fmt: skip
+MIN_PACKAGES_BELOW_SCRIPT = 2
+
+
+def _package_of(path: str) -> str:
+    """The package a frame's file belongs to: the directory right below ``site-packages``/``dist-packages``
+    ("yaml"), else the file's own directory (a copy on ``PYTHONPATH``: "/opt/deps/ruamel/yaml")."""
+    for marker in _INSTALLED:
+        _root, sep, rel = path.rpartition(marker)
+        if sep:
+            return rel.partition("/")[0]
+    return path.rpartition("/")[0]
+
+
+def attribute_between_packages(frames: Sequence[Mapping[str, object]], message: str) -> bool:
+    """An ``AttributeError`` on an instance of a named class (``_OBJECT_ATTR``, not ``_USER_DATA_TYPES``) raised where
+    one installed package called into another: below the script's last frame (its own directory), the traceback runs
+    through at least ``MIN_PACKAGES_BELOW_SCRIPT`` packages (``_package_of``), the first of them installed. One library
+    used an object of another's with an attribute that release does not have - two releases that do not go together
+    (HyperPyYAML 1.2 over ruamel.yaml 0.19, where ``Composer.compose_node`` reads ``self.loader.max_depth``: wave BX's
+    SpeechBrain run). The user's own ``model.foo`` on a wrapped module (torch's ``Module.__getattr__`` straight under
+    the script) is one package below the script and stays the user's bug."""
+    m = _OBJECT_ATTR.match(message)
+    if not m or m["cls"] in _USER_DATA_TYPES or len(frames) < 3:
+        return False
+    files = [str(f.get("file", "")).replace("\\", "/") for f in frames]
+    script = next((f for f in files if not f.startswith("<")), "")
+    top = script.rpartition("/")[0]
+    if not top:
+        return False
+    last_script = max(i for i, f in enumerate(files) if f.startswith(top + "/") or f == script)
+    below = files[last_script + 1 :]
+    if not below or not any(p in below[0] for p in _INSTALLED) or any(f.startswith("<") for f in below):
+        return False
+    return len(dict.fromkeys(_package_of(f) for f in below)) >= MIN_PACKAGES_BELOW_SCRIPT
+
+
 # torch's rendezvous and store code: ``torch/distributed/rendezvous.py`` (``_env_rendezvous_handler``,
 # ``_tcp_rendezvous_handler``, ``_create_c10d_store``: the ``TCPStore`` client/server to MASTER_ADDR:MASTER_PORT) and
 # torchelastic's ``torch/distributed/elastic/rendezvous/`` (c10d/etcd rendezvous backends)
@@ -1840,7 +1886,7 @@ def _exceptions(ev: Event, text: str, out: list[Fact]) -> None:
         elif (
             exc.family in ("", "api_mismatch")
             and exc.type.rsplit(".", 1)[-1] not in _IMPORT_TYPES
-            and failed_at_import(frames)
+            and (failed_at_import(frames) or attribute_between_packages(frames, exc.message))
         ):
             exc = dataclasses.replace(exc, family="api_mismatch")
         out.append(exc)
