@@ -19,7 +19,7 @@ import pytest
 
 from logsleuth.factlayer.extract import attribute_between_packages
 from logsleuth.pipeline import analyze
-from logsleuth.progress import ProgressTracker, step_clock
+from logsleuth.progress import _ELAPSED, _EPOCH_TOOK, ProgressTracker, step_clock
 from logsleuth.types import Event
 
 LOGS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
@@ -151,3 +151,33 @@ def test_a_figure_printed_per_line_is_summed() -> None:
     # each line's own duration (not a running figure): 0.70 + 0.72 + 0.69 + 0.71
     lines = [f"step {s} loss 1.0 ({t}s)" for s, t in ((10, 0.70), (20, 0.72), (30, 0.69), (40, 0.71))]
     assert _clock_of(lines) == pytest.approx(2.82)
+
+
+@pytest.mark.parametrize(
+    ("line", "seconds"),
+    [
+        ("[rank1] epoch 1 done: mean loss 2.3080, acc 0.116, (epsilon = 1.976, delta = 1e-05) in 3.4s", 3.4),  # wave BX
+        ("epoch 1 done in 3.4s: val loss 0.5754 val AUC 0.6773", 3.4),  # wave AS's DLRover job
+        ("Epoch 3 took 12.5 s", 12.5),
+        ("Epoch 2 finished in 35.2s", 35.2),
+        ("epoch 4 loss 0.3 epoch time: 12s", 12.0),
+        ("epoch 3: checkpoint saved in 0.5s", None),  # a save's duration, not the epoch's
+        ("{'loss': 0.5, 'epoch': 1.0, 'train_runtime': 12.3}", None),  # HF Trainer's dict: no unit
+    ],
+)
+def test_an_epoch_line_prints_its_duration(line: str, seconds: float | None) -> None:
+    m = _EPOCH_TOOK.search(line)
+    assert (None if m is None else float(m[2])) == seconds
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("epoch 0 step 150: loss 0.0687 acc 0.818 (10.4s)", True),
+        ("step 40 loss 1.2 elapsed: 63.2s", True),
+        ("step 40 loss 1.2 elapsed 0:01:03", True),
+        ("step 40 loss 1.2 (lr 0.1)", False),
+    ],
+)
+def test_a_progress_line_prints_a_running_figure(line: str, found: bool) -> None:
+    assert (_ELAPSED.search(line) is not None) is found
