@@ -28,6 +28,7 @@ def test_ignites_terminate_on_nan_is_divergence() -> None:
         ("TerminateOnNan: Output 'nan' contains NaN or Inf. Stop training", True),  # ignite/handlers/terminate_on_nan.py
         ("CheckNumerics : Tensor had NaN values", True),  # tensorflow/core/kernels/check_numerics_op.cc
         ("FloatingPointError: invalid value (nan) encountered in jit(train_step)", True),  # jax/_src/dispatch.py
+        ("RuntimeError: Encountered `nan` values in tensor", True),  # torchmetrics/aggregation.py
         # not a diverged model
         ("Check failed: valid: Label contains NaN, infinity or a value too large.", False),  # xgboost src/data/data.cc
         ("RuntimeWarning: invalid value encountered in divide", False),  # numpy
@@ -36,3 +37,10 @@ def test_ignites_terminate_on_nan_is_divergence() -> None:
 )
 def test_nonfinite_check_grammar(message: str, nonfinite: bool) -> None:
     assert bool(_NAN_OUTPUT.search(message)) is nonfinite
+
+
+def test_torchmetrics_refusing_a_nan_loss_is_divergence() -> None:
+    # a real TorchMetrics run (corpus/generators/waveby_x) at a huge learning rate: MeanMetric's default
+    # nan_strategy="error" raises on the loss it averages
+    log = CORPUS / "run-waveby-x-huge-lr" / "job.log"
+    assert analyze([str(log)], model=False).root_cause == "training_divergence"

@@ -997,6 +997,10 @@ _NAN_OUTPUT = lazy(
     # encountered in jit(train_step)"; numpy's harmless "RuntimeWarning: invalid value encountered in divide" prints no
     # value in parentheses
     r"|invalid value \((?:nan|inf)\) encountered in"
+    # TorchMetrics' aggregators (``MeanMetric``, ``SumMetric``...) with ``nan_strategy="error"`` (the default),
+    # ``torchmetrics/aggregation.py`` ``BaseAggregator._cast_and_nan_check_input``: "Encountered `nan` values in tensor",
+    # the loss or outputs a training loop averages (wave BY's TorchMetrics run at a huge learning rate)
+    r"|(?i:\bencountered [`'\"]?(?:nan|inf)[`'\"]? values? in (?:the )?(?:tensor|output|loss)\b)"
     # PaddlePaddle's ``FLAGS_check_nan_inf=1`` (``paddle/phi/kernels/funcs/check_numerics_utils.h``): each op's outputs
     # are checked and the first holding one raises "(PreconditionNotMet) There are NAN or INF (num_nan=1856, num_inf=0,
     # num_zero=0) in [device=cpu, op=matmul, tensor=, dtype=fp32]."
