@@ -51,6 +51,7 @@ from .memory_trend import MemoryTrend, peer_lost_while_memory_grew
 from .nccl_carried_on import NcclWarnsCarriedOn
 from .never_met import membership_never_formed
 from .numeric_tail import NumericTail, implausible_rate, loss_exploded
+from .one_host_failed import one_host_failed
 from .parse import parse
 from .parse.decoration import undecorate
 from .parse.timestamps import YEARLESS, iso_dated
@@ -675,6 +676,7 @@ def decide(
     diag = collective_after_finish(evidence, diag)  # a collective waited after a loop said it finished
     diag = membership_never_formed(evidence, diag)  # a rendezvous/quorum wait ran out before anyone trained a step
     diag = package_installed_twice(evidence, diag)  # one package's module run from two installs as different code
+    diag = one_host_failed(evidence, diag)  # all of one host's ranks failed in library code at start-up, no other host
     diag = loss_exploded(evidence, diag)
     diag = implausible_rate(evidence, diag)  # a learning rate of 10+ and a loss that never came down
     # a lost store after every worker succeeded is shutdown order: read from facts that the job succeeded, which the
