@@ -89,6 +89,7 @@ class Stall:
     step_s: float | None
     stalled: bool
     from_durations: bool = False  # the gap was read from the steps' printed durations (``clock_stall``)
+    from_cadence: bool = False  # the gap was read from dated lines before the last step and the job's cadence
 
 
 def stall_facts(progress: dict[int, RankProgress], end: datetime | None) -> Stall:
@@ -180,6 +181,22 @@ def bracket_stall(br: Bracket | None, end: datetime | None) -> Stall:
     gap = (end.replace(year=1900) - br.after.replace(year=1900)).total_seconds()
     stalled = gap >= max(STALL_FACTOR * br.line_s, CLOCK_STALL_MIN_SECONDS)
     return Stall(round(gap, 3), br.line_s, stalled)
+
+
+def cadence_stall(br: Bracket | None, end: datetime | None) -> Stall:
+    """``Stall`` of untimed progress dated from the last dated line before its last step (``Bracket.before``) and the
+    job's own cadence: the ``Bracket.since`` lines printed after that date account for ``since * line_s`` seconds, and
+    the rest of the time to the stop went without a step. Stalled as ``clock_stall`` is (``STALL_FACTOR`` steps,
+    ``CLOCK_STALL_MIN_SECONDS``, ``CLOCK_STALL_RATIO`` times what the lines account for). Where the stop is the first
+    dated line after the last step, this is the bound ``bracket_stall`` lacks: SpeechBrain's epochs dated by its
+    checkpoints' names about 1.5 s apart, two steps printed after the last one, then the scheduler's SIGTERM 56 s
+    later."""
+    if br is None or end is None or br.before is None or br.line_s <= 0:
+        return Stall(None, br.line_s if br else None, False)
+    accounted = br.since * br.line_s
+    gap = (end.replace(year=1900) - br.before.replace(year=1900)).total_seconds() - accounted
+    stalled = gap >= max(STALL_FACTOR * br.line_s, CLOCK_STALL_MIN_SECONDS, CLOCK_STALL_RATIO * accounted)
+    return Stall(round(gap, 3), br.line_s, stalled, from_cadence=True)
 
 
 def _better(stall: Stall, other: Stall) -> Stall:
@@ -508,7 +525,11 @@ def decide(
         # untimed progress between dated lines, bounded by the first dated line after it: where no clock dates the last
         # step, or where only a progress bar's last frame does (a save or an evaluation after the bar that prints dated
         # lines moves this bound later, past what the bar's 60 s floor allows for)
-        stall = _better(stall, bracket_stall(bracket([*progress.values(), *unranked]), stopped))
+        br = bracket([*progress.values(), *unranked])
+        stall = _better(stall, bracket_stall(br, stopped))
+        if not stall.stalled:
+            # the same dated lines before the last step, and the job's cadence for the lines printed since
+            stall = _better(stall, cadence_stall(br, stopped))
     fa = flight if flight is not None and flight.verdict in ("hang", "mismatch") else None
     culprit = culprit_fields(fa, sf)
     ranks_info = dict(diag.ranks)
@@ -578,6 +599,12 @@ def decide(
         if stall.gap_s and stall.from_durations:
             step = f"~{stall.step_s:.3g}s"
             gap += f" (the progress lines print no clock: their printed durations, {step}, date the last step)"
+        elif stall.gap_s and stall.from_cadence:
+            step = f"~{stall.step_s:.3g}s"
+            gap += (
+                " (the progress lines print no clock: the dated line before the last step and the job's cadence, "
+                f"{step} a line, date it)"
+            )
         if unheeded is not None and ev is unheeded:
             gap = (
                 f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "

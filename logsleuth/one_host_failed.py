@@ -1,8 +1,8 @@
 """Every rank of one host failed at start-up in library code the other hosts ran too: ``library_version_mismatch``.
 
 A multi-node job runs one script on every host. When all the ranks of one host stop at the same statement of that
-script with the same ``TypeError``/``AttributeError`` raised inside an imported module, and no rank of another host
-fails there, the code is the same and only the host differs: that host imports another release of the library (an
+script with the same ``TypeError``/``AttributeError`` raised inside a module imported from outside the script's own
+directory, and no rank of another host fails there, the code is the same and only the host differs: that host imports another release of the library (an
 older copy on its ``PYTHONPATH``, a second venv, an image built on another day). ``TypeError``/``AttributeError``
 are how Python reports a call or attribute the loaded code does not have (Python's "Built-in Exceptions"). Wave BX's
 run (ruamel.yaml 0.19 on one node: ``'Loader' object has no attribute 'max_depth'`` inside hyperpyyaml) and wave BY's
@@ -15,6 +15,7 @@ so, and no progress line printed by anyone (start-up, where every rank runs the 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact
@@ -29,6 +30,8 @@ CONFIDENCE = 0.75
 # answers a host's other release explains: its ranks' own error, or the other hosts losing them
 _ANSWERS = frozenset({"worker_exception", "peer_process_died", "collective_timeout", "unknown"})
 _API_ERRORS = frozenset({"TypeError", "AttributeError"})
+# the interpreter's own modules (``random.py`` seeding with a tuple raises for the caller that passed it)
+_STDLIB = re.compile(r"^<frozen |/lib/python3\.\d+/(?!(?:site|dist)-packages/)")
 
 
 def _frames(f: ExceptionFact) -> list[tuple[str, int]]:
@@ -55,16 +58,23 @@ def one_host_failed(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         return diag
     first: ExceptionFact | None = None
     entry: tuple[str, int] = ("", 0)
+    module_path = ""
     same: list[ExceptionFact] = []
     for f in evidence.facts:
-        if not isinstance(f, ExceptionFact) or f.module or f.type not in _API_ERRORS:
+        # a None where an object was expected is the host's data or configuration (a file missing there), not code
+        if not isinstance(f, ExceptionFact) or f.module or f.type not in _API_ERRORS or "NoneType" in f.message:
             continue
         frames = _frames(f)
-        # raised below the entry script, in a module it imported
-        if len(frames) < 2 or frames[-1][0] == frames[0][0]:
+        if len(frames) < 2:
+            continue
+        # raised below the entry script, in a module it imported from outside the script's own directory (the job's
+        # own package is the same code on every host: its error is the user's bug)
+        script_dir = frames[0][0].rpartition("/")[0] + "/"
+        raiser = next((p for p, _ in reversed(frames) if not _STDLIB.search(p)), frames[0][0])
+        if raiser.startswith(script_dir):
             continue
         if first is None:
-            first, entry = f, frames[0]
+            first, entry, module_path = f, frames[0], raiser
         if (f.type, f.message, f.innermost, frames[0]) == (first.type, first.message, first.innermost, entry):
             same.append(f)
     if first is None or len(same) < 2:
@@ -88,7 +98,6 @@ def one_host_failed(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     if 0 in on_host and world <= len(on_host) and not set(evidence.ranks) - on_host:
         return diag
     script, line = entry
-    module_path = first.innermost.rsplit(":", 1)[0]
     ranks = ", ".join(map(str, sorted(on_host)))
     message = (
         f"Every rank on {host} (ranks {ranks}) failed at start-up with the same {first.type} raised inside "

@@ -166,6 +166,8 @@ class RankProgress:
     bracket_last: datetime | None = field(default=None, repr=False, compare=False)
     bracket_lines: int = field(default=0, repr=False, compare=False)
     bracket_after: datetime | None = field(default=None, repr=False, compare=False)
+    # progress lines printed since ``bracket_last`` (the ones its date is the last one before)
+    bracket_since: int = field(default=0, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, object]:
         from .parse.timestamps import iso_dated
@@ -330,6 +332,7 @@ class ProgressTracker:
         next dated line to bound it from above (``RankProgress.bracket_after``)."""
         if rp.bracket_first is None:
             rp.bracket_first = when
+        rp.bracket_since = rp.bracket_since + 1 if when == rp.bracket_last else 1
         rp.bracket_last, rp.bracket_lines, rp.bracket_after = when, rp.bracket_lines + 1, None
         waiting = self._awaiting.setdefault(path, [])
         if rp not in waiting:
@@ -476,10 +479,15 @@ class Bracket:
             job's end.
         line_s: the mean seconds between the streams' progress lines as their preceding dated lines date them (the
             first to the last such date over the lines between), the job's own cadence.
+        before: the latest, over the streams, of the last dated line printed before a stream's last progress line.
+        since: the progress lines that stream printed after ``before``: at the job's cadence its last step came about
+            ``since * line_s`` seconds after ``before``.
     """
 
     after: datetime
     line_s: float
+    before: datetime | None = None
+    since: int = 0
 
 
 MIN_BRACKET_LINES = 3  # untimed progress lines a stream needs before its bracket is read
@@ -491,6 +499,7 @@ def bracket(streams: list[RankProgress]) -> Bracket | None:
     such lines, or where any stream's last progress line has no dated line after it (then nothing bounds when it was
     printed)."""
     after: datetime | None = None
+    before: tuple[datetime, int] | None = None
     spans: list[float] = []
     for rp in streams:
         if rp.bracket_lines == 0:
@@ -503,11 +512,13 @@ def bracket(streams: list[RankProgress]) -> Bracket | None:
         span = (rp.bracket_last.replace(year=1900) - rp.bracket_first.replace(year=1900)).total_seconds()
         if span >= 0:
             spans.append(span / (rp.bracket_lines - 1))
+        if before is None or rp.bracket_last.replace(year=1900) > before[0].replace(year=1900):
+            before = (rp.bracket_last, rp.bracket_since)
         if after is None or rp.bracket_after.replace(year=1900) > after.replace(year=1900):
             after = rp.bracket_after
     if after is None or not spans:
         return None
-    return Bracket(after, max(spans))
+    return Bracket(after, max(spans), *(before or (None, 0)))
 
 
 @dataclass(frozen=True)

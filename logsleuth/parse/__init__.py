@@ -149,6 +149,25 @@ def _text_rank(body: str, params: dict[str, Any], pre: prefix.Prefix) -> int | N
     return r if isinstance(r, int) else None
 
 
+# A line that saved a checkpoint now, naming it by the time of the save, dates itself when no prefix does: SpeechBrain's
+# ``Checkpointer`` ("Saved an end-of-epoch checkpoint in .../save/CKPT+2026-12-05+02-15-18+00",
+# ``speechbrain/utils/checkpoints.py`` ``_new_checkpoint_dirpath``: ``time.strftime("%Y-%m-%d+%H-%M-%S")``, local time)
+# and Ray Train 2.x ("Checkpoint successfully created at: Checkpoint(... path=.../checkpoint_2026-12-02_06-27-47.401208)",
+# ``ray/train/v2/_internal/execution/storage.py``: ``checkpoint_{date_str(include_ms=True)}``, ``datetime.today()``).
+# Only a save: a loaded or deleted checkpoint is named by an earlier time.
+_SAVED_AT = regex.compile(
+    r"\b(?:[Ss]aved|[Ss]aving|[Cc]reated|[Ww]rote|[Ww]riting)\b[^\n]{0,200}?[Cc]heckpoint[^\n]{0,300}?"
+    r"(?<!\d)(?P<d>20\d\d-[01]\d-[0-3]\d)[ _T+](?P<c>[0-2]\d[-:][0-5]\d[-:][0-5]\d)(?!\d)"
+)
+
+
+def _saved_at(body: str) -> datetime | None:
+    """The save time a checkpoint-saving line names (``_SAVED_AT``), or None."""
+    if "heckpoint" not in body or (m := _SAVED_AT.search(body)) is None:
+        return None
+    return timestamps.full(m["d"], m["c"].replace("-", ":"))
+
+
 # a logger prefix's level (``prefix.Prefix.level``) raises a line the recognisers read as info or debug, never lowers one
 _LOUDER = frozenset({"warning", "error", "critical"})
 _QUIETER = frozenset({"debug", "info"})
@@ -179,7 +198,7 @@ def _event(
         text=text,
         source=rec.source,
         level=pre.level if pre.level in _LOUDER and rec.level in _QUIETER else rec.level,
-        time=rec.time or pre.time,
+        time=rec.time or pre.time or _saved_at(body),
         host=rec.host or pre.host,
         pid=rec.pid or pre.pid or defaults.pid,
         rank=pre.rank
