@@ -1,0 +1,178 @@
+"""Manifest notes for wave BZ (y)'s committed runs (written after the runs; evidence copied from the logs)."""
+W = ("Lightly 1.6.0 self-supervised pretraining over torch 2.13.0+cpu (gloo) and torchvision 0.28.0, Python 3.11.7: "
+     "the team's train_ssl.py trains a small 3-layer CNN with Lightly's SimCLR pieces (LightlyDataset over 512 "
+     "synthetic 32x32 PNGs, SimCLRTransform, SimCLRProjectionHead, NTXentLoss(gather_distributed=True)) under plain "
+     "DistributedDataParallel with a DistributedSampler, one DataLoader worker per rank, batch 16 per rank, "
+     "'epoch E step S/N loss X' every 2 steps and a checkpoint checkpoints/<method>-epochN.pt from rank 0 after every "
+     "epoch; launched on two hosts (network namespaces ssl-node-a 10.104.0.11 and ssl-node-b 10.104.0.12, one "
+     "bridge) with 'GLOO_SOCKET_IFNAME=eth0 python -m torch.distributed.run --nnodes 2 --nproc-per-node 2 "
+     "--node-rank K --master-addr 10.104.0.11', both nodes' output in one console")
+LONG = " (60 epochs planned)"
+WM = W.replace("SimCLR pieces (LightlyDataset over 512 synthetic 32x32 PNGs, SimCLRTransform, "
+               "SimCLRProjectionHead, NTXentLoss(gather_distributed=True))",
+               "MoCo pieces (LightlyDataset over 512 synthetic 32x32 PNGs, see below)")
+WB = (W.replace("SimCLR pieces", "BYOL pieces").replace("SimCLRTransform", "BYOLTransform")
+      .replace("SimCLRProjectionHead, NTXentLoss(gather_distributed=True)",
+               "BYOL projection/prediction heads, momentum encoder via update_momentum, NegativeCosineSimilarity")
+      .replace("on two hosts", "on three hosts")
+      .replace("ssl-node-b 10.104.0.12, one bridge", "ssl-node-b 10.104.0.12, ssl-node-c 10.104.0.13, one bridge")
+      .replace("--nnodes 2", "--nnodes 3").replace("both nodes'", "all nodes'"))
+NOTES = {
+    "healthy-simclr-2nodes": f"no_failure: {W}; a plain 10-epoch run to the end: nothing injected. evidence: '512 "
+                             "images in data/shapes, 4 ranks x batch 16 = global batch 64, 8 steps/epoch, 10 epochs, "
+                             "lr 0.06', 'epoch 9 done: mean loss 4.2708 (0.8 s), saved "
+                             "checkpoints/simclr-epoch10.pt', 'training finished', 'job exited with 0'; the only "
+                             "warnings are c10d's 'The hostname of the client socket cannot be retrieved. err=-3'",
+    "healthy-byol-3nodes": f"no_failure: {WB}"
+                           ", here with --method byol, 6 ranks, 8 epochs, "
+                           "nothing injected. evidence: '512 images in data/shapes, 6 ranks x batch 16 = global "
+                           "batch 96, 5 steps/epoch, 8 epochs, lr 0.06', 'epoch 7 done: mean loss -0.6736 (0.7 s), "
+                           "saved checkpoints/byol-epoch8.pt', 'training finished', 'job exited with 0'",
+    "healthy-moco-resume": f"no_failure: {WM}, here with --method moco "
+                           "(MoCoV2Transform, MoCoProjectionHead, momentum encoder, NTXentLoss with a (512, 32) memory "
+                           "bank gathered across ranks); before the logged job a first (unlogged) job trained 5 "
+                           "epochs; the logged job resumes from checkpoints/moco-epoch5.pt and trains epochs 5-9. "
+                           "evidence: 'resumed from checkpoints/moco-epoch5.pt (epoch 5, loss 5.8558)', 'epoch 5 "
+                           "done: mean loss 5.2339 (0.6 s), saved checkpoints/moco-epoch6.pt', 'epoch 9 done: mean "
+                           "loss 5.7819 (0.6 s), saved checkpoints/moco-epoch10.pt', 'job exited with 0'",
+    "corrupt-png": f"worker_exception: {W}{LONG}; one training image (data/shapes/ring/ring_0207.png) was truncated "
+                   "to its first 300 bytes before the job; when global rank 2 (local rank 0 on ssl-node-b) draws it "
+                   "in epoch 0, Lightly's LightlyDataset.__getitem__ -> torchvision's pil_loader raises in its "
+                   "DataLoader worker, the rank re-raises and exits, the other ranks lose the gloo connection. "
+                   "evidence: 'epoch 0 step 2/8 loss 4.7199', '[rank2]: OSError: Caught OSError in DataLoader "
+                   "worker process 0.', '[rank2]:   File \"/tmp/venv-bz-y/lib/python3.11/site-packages/lightly/"
+                   "data/dataset.py\", line 165, in __getitem__', '[rank2]: OSError: image file is truncated', "
+                   "peers '[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+                   "pair.cc:553] Connection closed by peer [10.104.0.12]:20138', 'job exited with 1'",
+    "rank-segv": f"native_crash: {W}{LONG}; the team's per-step hook (ssl_hooks.py, called after each optimizer "
+                 "step) calls ctypes.string_at(0) on global rank 2 (local rank 0 on ssl-node-b) at epoch 3 step 2: "
+                 "SIGSEGV, no Python traceback from that rank. evidence: 'epoch 2 done: mean loss 4.4196 (0.9 s), "
+                 "saved checkpoints/simclr-epoch3.pt', 'failed (exitcode: -11) local_rank: 0 (pid: 30618)', "
+                 "'exitcode  : -11 (pid: 30618)  (SIGSEGV)', 'traceback : Signal 11 (SIGSEGV) received by PID "
+                 "30618', peers 'Read error [10.104.0.12]:51361: Connection reset by peer', 'job exited with 1'",
+    "probe-cache-oom": f"host_oom_killed: {W}{LONG}, the whole job in a 2500 MiB cgroup-v1 memory limit; the per-step "
+                       "hook keeps a 40 MB tensor per step on global rank 3 (local rank 1 on ssl-node-b) from epoch "
+                       "2 on (an unflushed kNN-probe cache); during epoch 5 the kernel's memory-cgroup OOM killer "
+                       "kills that rank (dmesg: 'Memory cgroup out of memory: Killed process 30794 (python)', not "
+                       "in the log). evidence: 'epoch 5 step 4/8 loss 4.1646', 'failed (exitcode: -9) local_rank: 1 "
+                       "(pid: 30794)', 'exitcode  : -9 (pid: 30794)  (SIGKILL)', 'traceback : Signal 9 (SIGKILL) "
+                       "received by PID 30794', peers 'Connection closed by peer [10.104.0.12]:3301', 'job exited "
+                       "with 1'",
+    "ckpt-tmpfs": f"disk_full: {W}{LONG}, with checkpoints/ a 700 KB tmpfs (each checkpoint ~310 KB): the saves after "
+                  "epochs 0 and 1 fit, rank 0's torch.save after epoch 2 fills the filesystem; torch's zip writer "
+                  "reports it without errno text; the other ranks fail in the next collective. evidence: 'epoch 1 "
+                  "done: mean loss 4.5699 (0.9 s), saved checkpoints/simclr-epoch2.pt', '[rank0]: RuntimeError: "
+                  "basic_ios::clear: iostream error', '[rank0]: RuntimeError: [enforce fail at "
+                  "inline_container.cc:672] . unexpected pos 29184 vs 29080', peers 'Connection closed by peer "
+                  "[10.104.0.11]:41694', 'job exited with 1'",
+    "huge-lr": f"training_divergence: {W}, launched with '--epochs 10 --lr 1e5' (SGD): the NT-Xent loss goes NaN at "
+               "epoch 0 step 4 and train_ssl.py's finite-loss check raises on every rank. evidence: '512 images in "
+               "data/shapes, 4 ranks x batch 16 = global batch 64, 8 steps/epoch, 10 epochs, lr 100000.0', 'epoch 0 "
+               "step 2/8 loss 4.6813', '[rank2]: FloatingPointError: rank 2: loss is nan at epoch 0 step 4' (the "
+               "same on ranks 0, 1, 3), 'job exited with 1'",
+    "batch-node-b": f"collective_mismatch: {W}{LONG}, but ssl-node-b's launcher was given '--batch-size 12' (16 on "
+                    "ssl-node-a): at the first step Lightly's NTXentLoss gathers the embeddings of all ranks "
+                    "(lightly/utils/dist.py GatherLayer -> dist.all_gather) with different shapes; gloo on global "
+                    "rank 2 aborts, the others lose the connection. evidence: 'terminate called after throwing an "
+                    "instance of 'gloo::EnforceNotMet'', 'op.preamble.length <= op.nbytes. 1024 vs 768. Received "
+                    "data size doesn't match expected size. Is there a distributed collective mismatch in your "
+                    "code?', '[rank0]:   File \"/tmp/venv-bz-y/lib/python3.11/site-packages/lightly/loss/"
+                    "ntx_ent_loss.py\", line 156, in forward', 'exitcode  : -6 (pid: 31350)  (SIGABRT)', 'job "
+                    "exited with 1'",
+    "gather-timeout": f"collective_timeout: {W}{LONG}, with the process group created with a 20 s timeout "
+                      "(--pg-timeout 20); the per-step hook sleeps 120 s on global rank 1 (local rank 1 on "
+                      "ssl-node-a) after epoch 3 step 0 (a stalled cache sync); the other ranks' next collective "
+                      "(DDP's buffer broadcast before the forward) times out after 20 s. evidence: 'epoch 3 step "
+                      "0/8 loss 4.5113', '[rank3]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+                      "transport/tcp/unbound_buffer.cc:78] Timed out waiting 20000ms for recv operation to "
+                      "complete', '[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+                      "transport/tcp/unbound_buffer.cc:129] Timed out waiting 20000ms for send operation to "
+                      "complete', 'job exited with 1'",
+    "tiny-shm-node-b": f"shm_exhausted: {W}{LONG}, with two DataLoader workers per rank and ssl-node-b's /dev/shm a "
+                       "256 KB tmpfs (its own mount namespace): the workers on both ssl-node-b ranks cannot put a "
+                       "collated batch (2 views x 16 x 3x32x32 float) into shared memory. evidence: '[rank2]: "
+                       "RuntimeError: Caught RuntimeError in DataLoader worker process 0.', '[rank2]: RuntimeError: "
+                       "unable to allocate shared memory(shm) for file </torch_31978_2036968481_0>: No space left "
+                       "on device (28)', the same on rank 3, peers 'Connection closed by peer [10.104.0.12]:18076', "
+                       "'job exited with 1'",
+    "torchvision-cuda-node-b": f"library_version_mismatch: {W}{LONG}, with ssl-node-b's PYTHONPATH pointing at a "
+                               "site directory holding the stock PyPI torchvision 0.28.0 wheel (the CUDA build, "
+                               "whose _C.so needs CUDA torch libraries the CPU torch lacks): both ssl-node-b ranks "
+                               "fail at 'from lightly.data import LightlyDataset' (lightly imports torchvision); "
+                               "ssl-node-a's ranks wait in init_process_group until the harness, as a scheduler, "
+                               "ends the job after 120 s. evidence: '  File \"/tmp/bzy-tv-cuda/torchvision/"
+                               "_meta_registrations.py\", line 163, in <module>', '    "
+                               "@torch.library.register_fake(\"torchvision::nms\")', 'RuntimeError: operator "
+                               "torchvision::nms does not exist', 'failed (exitcode: 1) local_rank: 1 (pid: "
+                               "32102)', 'job exited with 1'",
+    "healthy-late-node": f"no_failure: {W}, with the c10d rendezvous ('--rdzv-backend c10d --rdzv-endpoint "
+                         "10.104.0.11:30054 --rdzv-conf join_timeout=40'); ssl-node-b's launcher starts 20 s after "
+                         "ssl-node-a's (a slow node), within the join timeout, and the 10-epoch run trains to the end. "
+                         "evidence: 'node_rank is only used for static rdzv_backend. It will be ignored for "
+                         "rdzv_backend=c10d.', the first client-socket warnings at 14:22:37 and 14:22:57, 'epoch 9 "
+                         "done: mean loss 4.2708 (1.1 s), saved checkpoints/simclr-epoch10.pt', 'training finished', "
+                         "'job exited with 0'",
+    "rank-stopped": f"silent_hang: {W}{LONG}; once rank 0 logged 'epoch 3 step 4/8 loss 4.2787' the harness sent "
+                    "SIGSTOP to global rank 1 (local rank 1 on ssl-node-a, pid 1464): the other ranks block in the "
+                    "next gloo collective (default 30 min timeout) and nothing more is printed; 50 s after the start "
+                    "the harness, as a scheduler at a time limit, sent SIGTERM to both launchers and SIGKILL 15 s "
+                    "later (the stopped rank does not exit, no 'job exited' line). evidence: last progress 'epoch 3 "
+                    "step 4/8 loss 4.2787', then only 'Received 15 death signal, shutting down workers' (both "
+                    "launchers, 14:24:08), 'Sending process 1464 closing signal SIGTERM', 'SignalException: Process "
+                    "1457 got signal: 15'",
+    "preempt": f"job_preempted: {W}{LONG}; a healthy run; once rank 0 logged 'epoch 3 step 4/8 loss 4.2787' the "
+               "harness, as a scheduler preempting the job, sent SIGTERM to both launchers (SIGKILL 15 s later, not "
+               "needed). evidence: 'epoch 3 step 4/8 loss 4.2787', 'Received 15 death signal, shutting down workers' "
+               "(both launchers), 'Sending process 1861 closing signal SIGTERM', "
+               "'torch.distributed.elastic.multiprocessing.api.SignalException: Process 1851 got signal: 15', 'job "
+               "exited with 1'",
+    "terminal-hup": f"terminal_hangup: {W}{LONG}; a healthy run; once rank 0 logged 'epoch 3 step 4/8' the harness "
+                    "sent SIGHUP to both launchers, as when the ssh session that started them closes. evidence: "
+                    "'epoch 3 step 6/8 loss 4.6354', 'Received 1 death signal, shutting down workers' (both "
+                    "launchers), 'Sending process 2044 closing signal SIGHUP', "
+                    "'torch.distributed.elastic.multiprocessing.api.SignalException: Process 2035 got signal: 1', "
+                    "'job exited with 1'",
+    "node-b-missing": f"rendezvous_timeout: {W}{LONG}, with the c10d rendezvous ('--rdzv-backend c10d --rdzv-endpoint "
+                      "10.104.0.11:30053 --rdzv-conf join_timeout=40'), but ssl-node-b's launcher was never started: "
+                      "ssl-node-a's launcher waits 40 s for the second node and gives up; no rank ever starts. "
+                      "evidence: 'dynamic_rendezvous.py\", line 680, in run', '    raise RendezvousTimeoutError', "
+                      "'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', 'job exited with 1' (44 "
+                      "lines in all)",
+    "wrong-master": f"rendezvous_timeout: {W}{LONG}, with the c10d rendezvous (join_timeout=40), but ssl-node-b's "
+                    "launcher was given '--master-addr 10.104.0.99' (no such host): ssl-node-b's launcher retries the "
+                    "store for 60 s ('No route to host') and fails, ssl-node-a's launcher waits 40 s for the second "
+                    "node and gives up; no rank ever starts. evidence: '[c10d] The client socket has failed to "
+                    "connect to any network address of (10.104.0.99, 30050).', 'TCP client failed to "
+                    "connect/validate to host 10.104.0.99:30050 - retrying (try=0, timeout=60000ms, delay=622ms)', "
+                    "'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError' (ssl-node-a), "
+                    "'torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d "
+                    "store has failed. See inner exception for details.' (ssl-node-b), 'job exited with 1'",
+    "port-taken": f"port_in_use: {W}{LONG}; before the job a stale 'python -m http.server --bind 10.104.0.11 30054' "
+                  "already listened on the master port in ssl-node-a's namespace: ssl-node-a's launcher cannot "
+                  "start the TCPStore server and exits; ssl-node-b's launcher connects to the stale HTTP server and "
+                  "waits silently until the harness, as a scheduler, ends the job after 90 s. evidence: "
+                  "'torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
+                  "address. port: 30054, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in "
+                  "use', 'job exited with 1' (43 lines in all)",
+    "ifname-node-b": f"nccl_network_config: {W}{LONG}, but ssl-node-b's launcher ran with GLOO_SOCKET_IFNAME=ib0 "
+                     "(no such interface in its namespace): both ssl-node-b ranks fail creating the gloo device in "
+                     "init_process_group; ssl-node-a's ranks wait there until the harness, as a scheduler, ends the "
+                     "job after 120 s. evidence: 'RuntimeError: [enforce fail at /__w/pytorch/pytorch/third_party/"
+                     "gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find address for: ib0' (twice), "
+                     "'host      : ssl-node-b', 'rank      : 3 (local_rank: 1)', 'exitcode  : 1 (pid: 344)', "
+                     "'Received 15 death signal, shutting down workers', 'job exited with 1'",
+    "temperature-zero-node-b": f"worker_exception: {W}{LONG}, but ssl-node-b's launcher was given '--temperature 0' "
+                               "(a per-node config typo): Lightly's NTXentLoss constructor rejects it on global ranks "
+                               "2 and 3; the ssl-node-a ranks then lose the gloo connection in DDP's initial "
+                               "broadcast. evidence: '[rank2]:   File \"/tmp/venv-bz-y/lib/python3.11/site-packages/"
+                               "lightly/loss/ntx_ent_loss.py\", line 88, in __init__', '[rank2]: ValueError: Illegal "
+                               "temperature: abs(0.0) < 1e-8' (the same on rank 3), peers '[rank0]: RuntimeError: "
+                               "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection "
+                               "closed by peer [10.104.0.12]:63110', 'job exited with 1'",
+    "healthy-moco-2workers": "no_failure: " + WM.replace("one DataLoader worker", "two DataLoader workers") +
+                             ", here with --method moco (MoCoV2Transform, MoCoProjectionHead, momentum encoder, "
+                             "NTXentLoss with a (512, 32) memory bank gathered across ranks) and --workers 2, 10 "
+                             "epochs, nothing injected. evidence: '512 images in data/shapes, 4 ranks x batch 16 = "
+                             "global batch 64, 8 steps/epoch, 10 epochs, lr 0.06', 'epoch 9 done: mean loss 5.5705 "
+                             "(0.8 s), saved checkpoints/moco-epoch10.pt', 'training finished', 'job exited with 0'",
+}
