@@ -3,8 +3,9 @@
 A multi-node job runs one script on every host. When all the ranks of one host stop at the same statement of that
 script with the same ``TypeError``/``AttributeError`` raised inside a module imported from outside the script's own
 directory, and no rank of another host fails there, the code is the same and only the host differs: that host imports
-another release of the library (an older copy on its ``PYTHONPATH``, a second venv, an image built on another day). ``TypeError``/``AttributeError``
-are how Python reports a call or attribute the loaded code does not have (Python's "Built-in Exceptions"). Wave BX's
+another release of the library (an older copy on its ``PYTHONPATH``, a second venv, an image built on another day).
+``TypeError``/``AttributeError`` are how Python reports a call or attribute the loaded code does not have (Python's
+"Built-in Exceptions"). Wave BX's
 run (ruamel.yaml 0.19 on one node: ``'Loader' object has no attribute 'max_depth'`` inside hyperpyyaml) and wave BY's
 (an old Lhotse on one node's ``PYTHONPATH``: ``object.__init__() takes exactly one argument``) are this shape.
 
