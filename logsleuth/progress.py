@@ -92,11 +92,12 @@ _ELAPSED = regex.compile(
 )
 # an epoch's duration printed at its end, by a line that is no step's progress: "[rank1] epoch 1 done: mean loss
 # 2.3080, acc 0.116, (epsilon = 1.976, delta = 1e-05) in 3.4s" (wave BX's Opacus job), "Epoch 3 took 12.5 s",
-# "Epoch 2 finished in 35.2s", "epoch 4 ... epoch time: 12s": a line that says the epoch ended, or names its time (not
-# "epoch 3: checkpoint saved in 0.5s"); ``_epoch_clock`` adds it to the stream's step clock
+# "Epoch 2 finished in 35.2s", "epoch 4 ... epoch time: 12s", "epoch 0 done: mean loss 4.7574 (1.0 s), saved ..."
+# (wave BZ's Lightly job): a line that says the epoch ended, or names its time (not "epoch 3: checkpoint saved in
+# 0.5s"); ``_epoch_clock`` adds it to the stream's step clock
 _EPOCH_TOOK = regex.compile(
     r"(?i)\bepoch\b\W{0,3}(\d+)\b[^\n]*?"
-    r"(?:\b(?:done|finished|completed?|ended)\b[^\n]*?\bin|\btook|\b(?:epoch[ _])?(?:time|duration)\s*[:=])"
+    r"(?:\b(?:done|finished|completed?|ended)\b[^\n]*?(?:\bin|\()|\btook|\b(?:epoch[ _])?(?:time|duration)\s*[:=])"
     r"\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds)\b"
 )
 MAX_RECENT = 512  # progress points kept per rank (``RankProgress.recent``: where a job went on after a failure)

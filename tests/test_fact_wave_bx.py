@@ -161,6 +161,8 @@ def test_a_figure_printed_per_line_is_summed() -> None:
         ("Epoch 3 took 12.5 s", 12.5),
         ("Epoch 2 finished in 35.2s", 35.2),
         ("epoch 4 loss 0.3 epoch time: 12s", 12.0),
+        ("epoch 0 done: mean loss 4.7574 (1.0 s), saved checkpoints/simclr-epoch1.pt", 1.0),  # wave BZ's Lightly job
+        ("epoch 2 done (loss 0.41), saved checkpoints/epoch2.pt", None),  # a bracket without a unit: no duration
         ("epoch 3: checkpoint saved in 0.5s", None),  # a save's duration, not the epoch's
         ("{'loss': 0.5, 'epoch': 1.0, 'train_runtime': 12.3}", None),  # HF Trainer's dict: no unit
     ],
