@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import regex
 
 from .diagnose import decided_by_fact
-from .factlayer.kinds import ExceptionFact, ProcessExit, RunFinished
+from .factlayer.kinds import ExceptionFact, ProcessExit, RunFinished, TrainingStarted
 from .parse.timestamps import one_clock
 from .types import Diagnosis, Event, Fix, Match
 
@@ -107,6 +107,14 @@ def peer_left_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
 
 
+def _later(evidence: JobEvidence, a: TrainingStarted, b: RunFinished) -> bool:
+    """``a``'s line came after ``b``'s: in file order within one file, by the clock across files."""
+    if a.event.path == b.event.path:
+        return a.event.line > b.event.end_line
+    both = one_clock(evidence.time_of(a.event) or a.event.time, evidence.time_of(b.event) or b.event.time)
+    return both is not None and both[0] > both[1]
+
+
 AFTER_FINISH_RULE_ID = "collective-after-finish"
 AFTER_FINISH_CONFIDENCE = 0.6
 # answers that say a collective failed for want of a peer: a timeout waiting for it, or its connection gone
@@ -136,9 +144,14 @@ def collective_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
         both = one_clock(evidence.time_of(e) or e.time, t_first)
         return both is not None and both[0] < both[1]
 
-    done = next(
-        (f for f in evidence.facts if isinstance(f, RunFinished) and f.by != "torchelastic" and before(f.event)), None
-    )
+    done: RunFinished | None = None
+    for f in evidence.facts:
+        if isinstance(f, RunFinished) and f.by != "torchelastic" and before(f.event):
+            done = done or f
+        elif isinstance(f, TrainingStarted) and done is not None and before(f.event) and _later(evidence, f, done):
+            # training started again after the finish and before the failure: the finish was one phase's (an
+            # experience of a continual-learning loop, a cross-validation fold), and the failure is in training
+            done = None
     if done is None:
         return diag
     for f in evidence.facts:

@@ -17,7 +17,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .diagnose import decided_by_fact, healthy_by_fact
-from .factlayer.kinds import APP_ENDED_ONLY, ExceptionFact, ProcessExit, RunFinished, SchedulerVerdict, SignalFact
+from .factlayer.kinds import (
+    APP_ENDED_ONLY,
+    ExceptionFact,
+    ProcessExit,
+    RunFinished,
+    SchedulerVerdict,
+    SignalFact,
+    TrainingStarted,
+)
 from .parse.timestamps import full, one_clock
 from .types import Diagnosis, Event, Fix, Match
 
@@ -93,6 +101,8 @@ def hung_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
         # stops them: a late stop is no hang
         if isinstance(f, RunFinished) and f.by not in APP_ENDED_ONLY:
             done, kill = f, None
+        elif isinstance(f, TrainingStarted) and kill is None:
+            done = None  # training started again: that finish was one phase's (an experience, a fold), not the job's
         elif done is not None and kill is None:
             kill = _killed_from_outside(f)
     if done is None or kill is None:

@@ -33,6 +33,7 @@ from .kinds import (
     RunFinished,
     SchedulerVerdict,
     SignalFact,
+    TrainingStarted,
     VersionWarning,
     WorkRetried,
 )
@@ -883,6 +884,16 @@ _VERSION_WARNING_WORDS = (
 PREFECT_WORDS = ("Beginning flow run '", "Finished in state Completed()")
 # Celery's "Task <name>[<id>] received", read across lines by ``reason.CeleryRedelivered``
 CELERY_RECEIVED_WORD = "] received"
+# A training loop's start (``kinds.TrainingStarted``): Hugging Face Trainer (``transformers/trainer.py``
+# ``_inner_training_loop``: logger.info("***** Running training *****")), Avalanche's text logger
+# (``avalanche/logging/text_logging.py`` ``TextLogger.before_training``: "-- >> Start of training phase << --"), and a
+# script's own "Starting training ..." at the start of its message (YOLOv5's "Starting training for 300 epochs...").
+_TRAINING_STARTED = lazy(
+    r"(?P<transformers>\*{5} Running training \*{5})"
+    r"|(?P<avalanche>-- >> Start of training phase << --)"
+    r"|(?P<script>(?:^|\]\s*|:\s+|\s-\s+)Start(?:ing)? training\b)"
+)
+_TRAINING_STARTED_WORDS = ("Running training", "Start of training phase", "tart training", "tarting training")
 _FINISHED_WORDS = (
     "Strategy execution finished",
     "round(s) in",
@@ -934,8 +945,11 @@ _FINISHED_WORDS = (
 # A table row counts too: the OpenAI logger's key/value table (``baselines/logger.py`` ``HumanOutputFormat``, also
 # guided-diffusion's and improved-diffusion's ``logger.dumpkvs``: "| loss          | nan       |",
 # openai/guided-diffusion#50), and Markdown tables.
+# A metric path may follow the name, as TensorBoard-style tags and Avalanche's metric names print it (``avalanche/
+# evaluation/metrics/loss.py``'s "Loss_Epoch" with ``get_metric_name``'s phase/stream/task path, written by
+# ``TextLogger`` as "\tLoss_Epoch/train_phase/train_stream/Task000 = nan").
 _NAN_LOSS = lazy(
-    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl|deviance)(?:_(?!scale)\w+)?\b[\"']?\s*(?:[:=|]|is|\s)\s*[\"']?(?:tensor\()?"
+    r"(?i:\b(?:[a-z0-9]+_)*(?:loss|nll|perplexity|ppl|deviance)(?:_(?!scale)\w+)?(?:/[\w.-]+)*\b[\"']?\s*(?:[:=|]|is|\s)\s*[\"']?(?:tensor\()?"
     r"(?P<v>nan|[+-]?inf(?:inity)?)\b)"
     r"|(?i:loss (?:is|was|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
@@ -1074,6 +1088,7 @@ GATE_WORDS: tuple[str, ...] = (
     "*** JOB ",
     "*** STEP ",
     *_FINISHED_WORDS,
+    *_TRAINING_STARTED_WORDS,
     *PREFECT_WORDS,
     CELERY_RECEIVED_WORD,
     *_RETRIED_WORDS,
@@ -1307,6 +1322,8 @@ def facts_of(ev: Event) -> tuple[Fact, ...]:
 def _finished(ev: Event, text: str, out: list[Fact]) -> None:
     if any(w in text for w in _FINISHED_WORDS) and (m := _FINISHED.search(text)):
         out.append(RunFinished(event=ev, by=m.lastgroup or "", words=m[0].lstrip(" \t:]")))
+    if any(w in text for w in _TRAINING_STARTED_WORDS) and (m := _TRAINING_STARTED.search(text)):
+        out.append(TrainingStarted(event=ev, by=m.lastgroup or "", words=m[0].lstrip(" \t:]")))
     if any(w in text for w in _VERSION_WARNING_WORDS) and (m := _VERSION_WARNING.search(text)):
         out.append(VersionWarning(event=ev, library=m.lastgroup or "", words=m[0]))
     if any(w in text for w in _RETRIED_WORDS) and (m := _RETRIED.search(text)):

@@ -450,6 +450,24 @@ class RunFinished(Fact):
     words: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrainingStarted(Fact):
+    """A training loop said it starts (``extract._TRAINING_STARTED``): Hugging Face Trainer's "***** Running training
+    *****" (``transformers/trainer.py`` ``_inner_training_loop``), Avalanche's ``TextLogger`` "-- >> Start of training
+    phase << --" (``avalanche/logging/text_logging.py`` ``before_training``), a script's own "Starting training".
+    Printed again after a ``RunFinished``, it says that finish was one phase's (a continual-learning experience, a
+    cross-validation fold, an RL iteration's update), not the job's.
+
+    Attributes:
+        by: ``transformers`` | ``avalanche`` | ``script``.
+        words: the line's words that say so.
+    """
+
+    KIND: ClassVar[str] = "training_started"
+    by: str
+    words: str
+
+
 # ``RunFinished.by`` of the services that only say the application is over, whether its work succeeded or failed:
 # Dask's scheduler closing the client's connection, Spark's executor told by the driver to shut down. They mark where
 # the job's teardown starts (``reason.teardown_signals``), never that the work was done.
@@ -534,6 +552,7 @@ KINDS: dict[str, type[Fact]] = {
         RanksOnOneDevice,
         P2PSlowerThanCopy,
         RunFinished,
+        TrainingStarted,
         VersionWarning,
         WorkRetried,
         StallMismatch,
