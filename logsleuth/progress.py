@@ -35,7 +35,9 @@ EPOCH_OF = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*(?|\[\s*(\d+)\s*
 # [1][ 100/62598]" and "Iter(train) [  100/80000]"; torchvision's reference scripts' ``MetricLogger.log_every``
 # "Epoch: [0]  [ 10/100]  eta: ... loss: ..." (``references/classification/utils.py``, also DETR/DeiT/MAE) and
 # pytorch/examples' ImageNet ``ProgressMeter`` "Epoch: [0][  11/5005]\tTime ... Loss ..." (``imagenet/main.py``)
-_EPOCH = regex.compile(r"(?i)\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)")
+# timm's ``train.py`` ``train_one_epoch`` heads its line with the epoch, then the update within it: "Train: 2 [   4/12
+# ( 42%)]  Loss: ... Time: 0.245s, ..." (huggingface/pytorch-image-models ``train.py``), copied by scripts built on it
+_EPOCH = regex.compile(r"(?i)(?|\bepoch\b(?:\(\w+\))?\s*[:=#]?\s*\[?\s*(\d+)|\btrain:\s*(\d+)\s*\[\s*\d+/\d+)")
 # XGBoost's evaluation log (``xgboost/callback.py`` ``EvaluationMonitor``: "[100]\ttrain-logloss:0.38773\tvalid-auc:
 # 0.88282", the boosting round in brackets, then tab-separated "<data>-<metric>:<value>"; its native logger puts its
 # clock first, "[15:22:55] [100]\t..."): the round is the step. One "<data>-<metric>:" pair, as re and RE2 both read it:
@@ -46,7 +48,7 @@ _STEP = regex.compile(
     r"|\bepoch(?:\(\w+\))?:?\s*\[\s*\d+\]\s*\[\s*(\d+)/\d+\]|\biter\(\w+\)\s*\[\s*(\d+)/\d+\]"
     # PyTorch's examples/mnist ``train()`` ("Train Epoch: {} [{}/{} ({:.0f}%)]\tLoss: {:.6f}"), copied by Horovod's and
     # OpenCLIP's loops: the samples done in the epoch count as its step
-    r"|\bepoch:?\s*\d+\s*\[\s*(\d+)/\d+\s*\(" + _XGB_ROUND + ")"
+    r"|\bepoch:?\s*\d+\s*\[\s*(\d+)/\d+\s*\(|\btrain:\s*\d+\s*\[\s*(\d+)/\d+" + _XGB_ROUND + ")"
 )
 # mmengine's validation and test loops ("Epoch(val) [3][4/4]", "Iter(test) [ 50/500]", ``LogProcessor``) count their
 # own iterations from 1 at every run of the loop: not the training step, whose series it would send back
@@ -65,6 +67,7 @@ GATE: tuple[str, ...] = (
     r"(?i:step|iter)",
     r"(?i:epoch)(?:\(\w+\))?\s*\[\s*\d+\]\s*\[",
     r"(?i:epoch):?\s*\d+\s*\[\s*\d+/\d+\s*\(",
+    r"(?i:train):\s*\d+\s*\[\s*\d+/\d+",
     r"\[\d+\]\t" + _EVAL_PAIR,
 )
 MAX_INTERVALS = 64  # step intervals kept per rank (for the typical step time)
@@ -271,7 +274,13 @@ class ProgressTracker:
             # most rank-less lines of a big log are no progress (NCCL INFO, Ray's own output): a substring test first,
             # so the counter regexes run only where a step/iteration/epoch word is
             low = ev.text.lower()
-            if "step" not in low and "iter" not in low and "epoch" not in low and "]\t" not in low:
+            if (
+                "step" not in low
+                and "iter" not in low
+                and "epoch" not in low
+                and "]\t" not in low
+                and "train:" not in low
+            ):
                 return NOT_COUNTED
             rp = self.unranked.get(ev.pid)
             if rp is None:

@@ -18,6 +18,7 @@ import pytest
 from logsleuth.factlayer.extract import _NAN_LOSS, facts_of
 from logsleuth.factlayer.kinds import TrainingStarted
 from logsleuth.pipeline import analyze
+from logsleuth.progress import progress_counter
 from logsleuth.types import Event
 
 LOGS = Path(__file__).resolve().parent.parent / "corpus" / "logs"
@@ -81,3 +82,16 @@ def test_a_loss_under_a_metric_path_is_a_loss(line: str, found: bool) -> None:
 def test_avalanches_nan_loss_through_a_run_that_exits_0_is_divergence() -> None:
     d = analyze([str(LOGS / "run-waveca-z-huge-lr/job.log")], model=False)
     assert d.root_cause == "training_divergence"
+
+
+@pytest.mark.parametrize(
+    ("line", "counter"),
+    [
+        # timm's train.py ``train_one_epoch`` line, and the same head in wave CA's own loop built on timm
+        ("Train: 2 [   4/12 ( 42%)]  Loss: 1.53 (1.61)  Time: 0.245s,  130.61/s  LR: 1.000e-03", (2, 4, -1)),
+        ("Train: 2 [  4/12]  Loss: 2.288 (2.300)  LR: 1.988e-03  Time: 0.7s", (2, 4, -1)),
+        ("train: 3 samples [4/12] read", None),  # no counter in the head's place
+    ],
+)
+def test_timms_train_line_is_progress(line: str, counter: tuple[int, int, int] | None) -> None:
+    assert progress_counter(line) == counter
