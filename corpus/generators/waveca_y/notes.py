@@ -1,0 +1,141 @@
+"""Manifest notes for wave CA (y)'s committed runs (written after the runs; evidence copied from the logs)."""
+W = ("timm 1.0.31 building blocks in the team's own loop (project/weldscan.py: create_model, create_dataset/"
+     "create_loader with one DataLoader worker per rank, Mixup, create_optimizer_v2 adamw, create_scheduler_v2 cosine, "
+     "ModelEmaV3, CheckpointSaver, distribute_bn, reduce_tensor, init_distributed_device) over torch 2.13.0+cpu (gloo), "
+     "Python 3.11.7: the weldscan weld-seam defect classifier (mobilenetv3_small_050, 572,324 parameters, 64x64 px, 4 "
+     "classes, 384 generated training PNGs in an ImageFolder, global batch 32 = 8 per rank, 12 updates per epoch, "
+     "'Train: E [  i/12]  Loss: ...' every 4 updates, 'Eval (EMA): E ...' and a checkpoint in output/weldscan every "
+     "epoch), launched on two hosts (network namespaces vit-node-a 10.107.0.11 and vit-node-b 10.107.0.12, one bridge) "
+     "with 'GLOO_SOCKET_IFNAME=eth0 python -m torch.distributed.run --nnodes 2 --nproc-per-node 2 --node-rank K "
+     "--master-addr 10.107.0.11', both nodes' output in one console")
+W3 = W.replace("on two hosts", "on three hosts").replace(
+    "vit-node-b 10.107.0.12, one bridge", "vit-node-b 10.107.0.12, vit-node-c 10.107.0.13, one bridge").replace(
+    "--nnodes 2", "--nnodes 3").replace("both nodes'", "all nodes'")
+AT = "once rank 0 logged 'Train: 2 [  4/12]'"
+NOTES = {
+    "healthy-2nodes": f"no_failure: {W}; a plain 8-epoch run to the end: nothing injected. evidence: 'Eval (EMA): 7  "
+                      "Loss: 2.7448  Acc@1: 39.06', 'Saved checkpoint for epoch 7', 'Training finished', 'job exited "
+                      "with 0'; the only warnings are c10d's 'The hostname of the client socket cannot be retrieved. "
+                      "err=-3'",
+    "healthy-3nodes": f"no_failure: {W3} (6 ranks, --global-batch 36); a plain 8-epoch run to the end: nothing "
+                      "injected. evidence: 'global batch 36 over 6 ranks: 6 per rank', 'Scheduled epochs: 8, 10 "
+                      "updates per epoch', 'Eval (EMA): 7  Loss: 2.3415  Acc@1: 34.85', 'Training finished', 'job "
+                      "exited with 0'",
+    "healthy-resume": f"no_failure: {W}; before the logged job a first (unlogged) job trained 4 epochs and saved "
+                      "output/weldscan/last.pth.tar; the logged job resumes from it with timm's resume_checkpoint "
+                      "(--resume output/weldscan/last.pth.tar, model + optimizer, EMA from the same file) and trains "
+                      "epochs 4-7. evidence: \"Loaded checkpoint 'output/weldscan/last.pth.tar' (epoch 3)\", 'Eval "
+                      "(EMA): 7  Loss: 3.2633  Acc@1: 34.38', 'Training finished', 'job exited with 0'",
+    "healthy-late-node": f"no_failure: {W}, 6 epochs, with the c10d rendezvous ('--rdzv-backend c10d --rdzv-endpoint "
+                         "10.107.0.11:30084 --rdzv-conf join_timeout=40'); vit-node-b's launcher starts 20 s after "
+                         "vit-node-a's (a slow node), within the join timeout, and the run trains to the end. "
+                         "evidence: 'node_rank is only used for static rdzv_backend. It will be ignored for "
+                         "rdzv_backend=c10d.', 'Eval (EMA): 5  Loss: 3.3874  Acc@1: 32.81', 'Training finished', "
+                         "'job exited with 0'",
+    "classweight-indexerror": f"worker_exception: {W}, 40 epochs; the team's per-update audit hook (train_hooks.py, "
+                              "called by weldscan.py after each optimizer step) looks mixed-up targets up in a "
+                              "3-entry class-weight list (written before class 3 'spatter' existed) on global rank 2 "
+                              "(local rank 0 on vit-node-b) at epoch 2 update 5; the other ranks then lose the gloo "
+                              "connection. evidence: '[rank2]:   File \"/tmp/waveca-y-job/run/train_hooks.py\", line "
+                              "7, in on_update', '[rank2]: IndexError: list index out of range', peers '[rank0]: "
+                              "RuntimeError: [...pair.cc:553] Connection closed by peer [10.107.0.12]:...', 'job "
+                              "exited with 1'",
+    "rank3-segv": f"native_crash: {W}, 40 epochs; the per-update hook calls ctypes.string_at(0) on global rank 3 "
+                  "(local rank 1 on vit-node-b) at epoch 2 update 5: SIGSEGV, no Python traceback. evidence: "
+                  "'failed (exitcode: -11) local_rank: 1 (pid: 4549)', 'exitcode  : -11 (pid: 4549)  (SIGSEGV)', "
+                  "'traceback : Signal 11 (SIGSEGV) received by PID 4549', 'job exited with 1'",
+    "cache-leak-oom": f"host_oom_killed: {W}, 40 epochs, the whole job in a 3 GiB cgroup-v1 memory limit; the per-update "
+                      "hook keeps a 64x upsampled copy of every batch (~50 MB per update) on global rank 2 (local rank "
+                      "0 on vit-node-b) from epoch 1 until the kernel's cgroup OOM killer kills that rank (dmesg: "
+                      "'Memory cgroup out of memory: Killed process 4900 (python)', not in the log). evidence: "
+                      "'failed (exitcode: -9) local_rank: 0 (pid: 4900)', 'exitcode  : -9 (pid: 4900)  (SIGKILL)', "
+                      "'traceback : Signal 9 (SIGKILL) received by PID 4900', 'job exited with 1'",
+    "ckpt-tmpfs": f"disk_full: {W}, 40 epochs, with output/weldscan a 15 MB tmpfs (one checkpoint with optimizer and "
+                  "EMA state is ~9.5 MB; last/model_best are hard links): epoch 0's save fits, epoch 1's fails inside "
+                  "timm's CheckpointSaver (save_checkpoint -> _save -> torch.save); torch's zip writer reports it "
+                  "without errno text. evidence: 'timm/utils/checkpoint_saver.py\", line 121, in _save', '[rank0]: "
+                  "RuntimeError: basic_ios::clear: iostream error', '[rank0]: RuntimeError: [enforce fail at "
+                  "inline_container.cc:672] . unexpected pos 5880704 vs 5880600', the other ranks then 'Connection "
+                  "closed by peer [10.107.0.11]'",
+    "huge-lr": f"training_divergence: {W}, with '--opt sgd --lr 5e3 --warmup-epochs 0 --weight-decay 0': the loss "
+               "is NaN by update 4 of epoch 0 and weldscan.py's finiteness check on the reduced loss stops every "
+               "rank. evidence: 'Train: 0 [  0/12]  Loss: 1.880 (1.880)  LR: 5.000e+03', '[rank0]: RuntimeError: "
+               "Loss is nan at epoch 0 update 4, stopping training' (all four ranks), 'job exited with 1'. (A first "
+               "try with adamw lr 3e4 kept the loss finite at ~1e15 for 40 epochs and exited 0; dropped)",
+    "rank1-stopped": f"silent_hang: {W}, 40 epochs; {AT} the harness sent SIGSTOP to global rank 1 (local rank 1 on "
+                     "vit-node-a); the other ranks block in their next collective and print nothing (no timeout: "
+                     "torch's default 30 min) until the harness, as a scheduler, sends SIGTERM to both launchers 60 s "
+                     "after the start and SIGKILL 15 s later (no 'job exited' line). evidence: last progress line "
+                     "'Train: 2 [  4/12]  Loss: 2.288 (2.300)', then only 'Received 15 death signal, shutting down "
+                     "workers' and 'SignalException: Process 8866 got signal: 15'",
+    "preempt": f"job_preempted: {W}, 40 epochs; {AT} the harness, as a scheduler at a time limit, sent SIGTERM to both "
+               "nodes' torchrun launchers (SIGKILL 15 s later if still running); they forward it to their workers "
+               "and exit. evidence: 'Received 15 death signal, shutting down workers' (both launchers), 'Sending "
+               "process 9697 closing signal SIGTERM', 'SignalException: Process 9682 got signal: 15', 'job exited "
+               "with 1'",
+    "terminal-hup": f"terminal_hangup: {W}, 40 epochs; {AT} the harness sent SIGHUP to both nodes' torchrun "
+                    "launchers, as a closing SSH session/terminal would; they forward it to their workers and exit. "
+                    "evidence: 'Received 1 death signal, shutting down workers' (both launchers), 'Sending process "
+                    "10065 closing signal SIGHUP', 'job exited with 1'",
+    "node-b-missing": f"rendezvous_timeout: {W.replace('both nodes', 'the node')}, 40 epochs, with the c10d rendezvous "
+                      "('--rdzv-backend c10d --rdzv-endpoint 10.107.0.11:30083 --rdzv-conf join_timeout=40'); "
+                      "vit-node-b never starts (its launcher is not run), so vit-node-a's torchrun waits for the "
+                      "second node and gives up after 40 s, before any worker starts. evidence: 'rdzv_info = "
+                      "spec.rdzv_handler.next_rendezvous()', 'raise RendezvousTimeoutError', "
+                      "'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', 'job exited with 1'",
+    "port-taken": f"port_in_use: {W}, 40 epochs; a stale process (python -m http.server) holds 10.107.0.11:30084, the "
+                  "master port, on vit-node-a before the job starts: node a's torchrun cannot create its TCPStore "
+                  "and exits; node b's launcher keeps waiting on the store until the harness ends the job after 90 s. "
+                  "evidence: 'torch.distributed.DistNetworkError: The server socket has failed to listen on any local "
+                  "network address. port: 30084, useIpv6: false, code: -98, name: EADDRINUSE, message: address "
+                  "already in use', 'job exited with 1'",
+    "ifname-node-b": f"nccl_network_config: {W}, 40 epochs, but vit-node-b is launched with GLOO_SOCKET_IFNAME=eth1 "
+                     "(no such interface there): both of its ranks fail creating the gloo device in "
+                     "init_process_group (timm's init_distributed_device); node a's ranks wait for them until the "
+                     "harness ends the job after 90 s. evidence: 'RuntimeError: [enforce fail at "
+                     "/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to "
+                     "find address for: eth1' (twice), 'job exited with 1'",
+    "pixhist-shape-rank3": f"collective_mismatch: {W}, 40 epochs; from epoch 2 the per-update hook averages a "
+                           "pixel-intensity histogram over the ranks with timm's reduce_tensor (all_reduce) every 4 "
+                           "updates; global rank 3 builds it with 1025 bins, the others with 1024: gloo detects the "
+                           "size mismatch on global rank 2 (local rank 0 on vit-node-b), which aborts. evidence: "
+                           "\"terminate called after throwing an instance of 'gloo::EnforceNotMet'\", '[enforce fail "
+                           "at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] "
+                           "op.preamble.length <= op.nbytes. 516 vs 512. Received data size doesn't match expected "
+                           "size. Is there a distributed collective mismatch in your code?', 'exitcode  : -6 (pid: "
+                           "12378)  (SIGABRT)', peers 'Connection reset by peer', 'job exited with 1'",
+    "slow-rank1-timeout": f"collective_timeout: {W}, 40 epochs, with '--dist-timeout 20' (process group timeout 20 s); "
+                          "from epoch 2 the per-update hook on global rank 1 (local rank 1 on vit-node-a) sleeps 120 s "
+                          "at update 3 (an upload to a slow share), so the other ranks' next collective (DDP's buffer "
+                          "broadcast in forward) times out after 20 s. evidence: '[rank0]: RuntimeError: "
+                          "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129] Timed out "
+                          "waiting 20000ms for send operation to complete', '[rank3]: ... unbound_buffer.cc:78] Timed "
+                          "out waiting 20000ms for recv operation to complete', 'job exited with 1'",
+    "odd-batch-mixup": f"batch_size_mismatch: {W}, 40 epochs, but with '--global-batch 28': split over 4 ranks that is "
+                       "7 per rank, an odd batch that timm's Mixup rejects on every rank at the first update. "
+                       "evidence: 'global batch 28 over 4 ranks: 7 per rank', 'timm/data/mixup.py\", line 218, in "
+                       "__call__', \"assert len(x) % 2 == 0, 'Batch size should be even when using this'\", "
+                       "'[rank0]: AssertionError: Batch size should be even when using this' (all four ranks), 'job "
+                       "exited with 1'",
+    "old-timm-node-b": f"library_version_mismatch: {W}, 40 epochs; vit-node-b's environment has "
+                       "PYTHONPATH=/tmp/ca-y-oldtimm, a site directory with timm 0.6.13 (older than the 1.0.31 the "
+                       "script is written for): both of its ranks die importing weldscan.py before joining the "
+                       "process group; node a's ranks wait for them until the harness ends the job after 90 s "
+                       "(SIGTERM to the launchers). evidence: 'from timm.scheduler import create_scheduler_v2', "
+                       "\"ImportError: cannot import name 'create_scheduler_v2' from 'timm.scheduler' "
+                       "(/tmp/ca-y-oldtimm/timm/scheduler/__init__.py)\" (twice), 'job exited with 1'",
+    "tiny-shm-node-b": f"shm_exhausted: {W}, 40 epochs, but vit-node-b runs in its own mount namespace with /dev/shm a "
+                       "256 KB tmpfs (a batch of 8x3x64x64 float32 is 384 KB): both of its ranks' DataLoader workers "
+                       "fail to hand the first batch over through shared memory; node a's ranks then lose the "
+                       "connection. evidence: '[rank3]: RuntimeError: Caught RuntimeError in DataLoader worker "
+                       "process 0.', '[rank3]: RuntimeError: unable to allocate shared memory(shm) for file "
+                       "</torch_8766_3039953307_0>: No space left on device (28)', '[rank1]: RuntimeError: "
+                       "[...pair.cc:553] Connection closed by peer [10.107.0.12]:16550', 'job exited with 1'",
+    "wrong-master": f"rendezvous_timeout: {W}, 40 epochs, with the c10d rendezvous (join_timeout=40), but vit-node-b "
+                    "is launched with --master-addr 10.107.0.99 (no such host): node b's launcher retries the store "
+                    "and fails with RendezvousConnectionError, node a's waits for the second node and gives up. "
+                    "evidence: '[c10d] The client socket has failed to connect to any network address of "
+                    "(10.107.0.99, 30081).', 'TCP client failed to connect/validate to host 10.107.0.99:30081 - timed "
+                    "out (try=7, timeout=60000ms)', 'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', "
+                    "'RendezvousConnectionError: The connection to the C10d store has failed.', 'job exited with 1'",
+}
