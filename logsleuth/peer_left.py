@@ -107,12 +107,12 @@ def peer_left_cleanly(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     return decided_by_fact(diag, ev, title=title, message=message, fix=fix)
 
 
-def _later(evidence: JobEvidence, a: TrainingStarted, b: RunFinished) -> bool:
-    """``a``'s line came after ``b``'s: in file order within one file, by the clock across files."""
-    if a.event.path == b.event.path:
-        return a.event.line > b.event.end_line
-    both = one_clock(evidence.time_of(a.event) or a.event.time, evidence.time_of(b.event) or b.event.time)
-    return both is not None and both[0] > both[1]
+def _precedes(evidence: JobEvidence, a: Event, b: Event) -> bool:
+    """``a`` was printed before ``b``: in file order within one file, by the clock across files."""
+    if a.path == b.path:
+        return a.end_line < b.line
+    both = one_clock(evidence.time_of(a) or a.time, evidence.time_of(b) or b.time)
+    return both is not None and both[0] < both[1]
 
 
 AFTER_FINISH_RULE_ID = "collective-after-finish"
@@ -136,19 +136,20 @@ def collective_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     first = diag.first_failure
     if diag.root_cause not in WAITING or first is None:
         return diag
-    t_first = evidence.time_of(first) or first.time
 
     def before(e: Event) -> bool:
-        if e.path == first.path:
-            return e.end_line < first.line
-        both = one_clock(evidence.time_of(e) or e.time, t_first)
-        return both is not None and both[0] < both[1]
+        return _precedes(evidence, e, first)
 
     done: RunFinished | None = None
     for f in evidence.facts:
         if isinstance(f, RunFinished) and f.by != "torchelastic" and before(f.event):
             done = done or f
-        elif isinstance(f, TrainingStarted) and done is not None and before(f.event) and _later(evidence, f, done):
+        elif (
+            isinstance(f, TrainingStarted)
+            and done is not None
+            and before(f.event)
+            and _precedes(evidence, done.event, f.event)
+        ):
             # training started again after the finish and before the failure: the finish was one phase's (an
             # experience of a continual-learning loop, a cross-validation fold), and the failure is in training
             done = None
