@@ -205,11 +205,16 @@ def _better(stall: Stall, other: Stall) -> Stall:
     return other if other.gap_s is not None and (stall.gap_s is None or other.stalled) else stall
 
 
-def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:
-    """The first launcher line saying a worker ignored SIGTERM for the whole grace period and was SIGKILLed: torchrun's
-    agent and ``torch.multiprocessing.spawn`` (``torch/distributed/elastic/multiprocessing/api.py`` ``_close``,
-    ``torch/multiprocessing/spawn.py`` ``ProcessContext.join``: "Unable to shutdown process N via 15, forcefully
-    exiting via 9"), read as a launcher ``SignalFact`` SIGKILL; None when there is none."""
+def unheeded_sigterm(facts: Sequence[Fact], tail: Sequence[Event] = ()) -> Event | None:
+    """The first sign that a worker ignored its launcher's SIGTERM; None when there is none.
+
+    1. A launcher line saying a worker ignored SIGTERM for the whole grace period and was SIGKILLed: torchrun's agent
+       and ``torch.multiprocessing.spawn`` (``torch/distributed/elastic/multiprocessing/api.py`` ``_close``,
+       ``torch/multiprocessing/spawn.py`` ``ProcessContext.join``: "Unable to shutdown process N via 15, forcefully
+       exiting via 9"), read as a launcher ``SignalFact`` SIGKILL.
+    2. Else ``stuck_launcher(facts, tail)``: a launcher that forwarded the stop signal and never finished while
+       another did.
+    """
     from .factlayer.kinds import SignalFact
 
     return next(
@@ -222,7 +227,48 @@ def unheeded_sigterm(facts: Sequence[Fact]) -> Event | None:
             and "Unable to shutdown process" in f.event.text
         ),
         None,
-    )
+    ) or stuck_launcher(facts, tail)
+
+
+# the process id in PyTorch's glog-style prefix ("W1205 16:16:08.785000 21190 .../api.py:753] ...": ``%(process)d``,
+# ``torch/distributed/elastic/utils/logging.py``), and the agent's own exit on the signal
+# (``torch/distributed/elastic/multiprocessing/api.py`` ``_terminate_process_handler``: "Process 21190 got signal: 15")
+_GLOG_PID = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +(\d+) ")
+_AGENT_EXIT = re.compile(r"Process (\d+) got signal: ")
+
+
+def stuck_launcher(facts: Sequence[Fact], tail: Sequence[Event] = ()) -> Event | None:
+    """The death-signal line of a torchrun agent that never finished shutting down, or None.
+
+    On a scheduler's SIGTERM each torchrun agent logs "Received 15 death signal, shutting down workers", sends its
+    workers "closing signal SIGTERM", waits for them (``_close``, 30 s by default) and raises ``SignalException``
+    ("Process <agent pid> got signal: 15"). A worker blocked where the signal cannot end it (SIGSTOPped, in
+    uninterruptible sleep) keeps its agent waiting, so when the scheduler's SIGKILL ends the job that agent has printed
+    no ``SignalException``. Read only where another agent of the same job, signalled at the same time, did print its
+    own: the log holds the shutdown's end, so the missing one is a stuck worker, not a cut log. Agents are told apart by
+    the pid of their glog prefix; their exits are read in any traceback block and in the job's last events (``tail``),
+    as two agents writing one console interleave their tracebacks line by line.
+    """
+    from .factlayer.kinds import ExceptionFact, SignalFact
+
+    received: dict[int, Event] = {}  # agent pid -> its "Received N death signal" line
+    forwarded: set[int] = set()  # agents that sent their workers a closing signal
+    exited: set[int] = set()  # agents that raised SignalException
+    for f in facts:
+        if isinstance(f, SignalFact):
+            m = _GLOG_PID.match(f.event.text)
+            if m is None:
+                continue
+            if "death signal" in f.event.text:
+                received.setdefault(int(m[1]), f.event)
+            elif f.sender == "launcher" and f.target is not None:
+                forwarded.add(int(m[1]))
+        elif isinstance(f, ExceptionFact) and f.type.endswith("SignalException"):
+            exited.update(int(pid) for pid in _AGENT_EXIT.findall(f.event.text))
+    exited.update(int(pid) for ev in tail if "got signal: " in ev.text for pid in _AGENT_EXIT.findall(ev.text))
+    if not exited & received.keys():
+        return None
+    return next((ev for pid, ev in received.items() if pid in forwarded and pid not in exited), None)
 
 
 def _flight_event(fa: FlightAnalysis) -> Event:
@@ -605,7 +651,13 @@ def decide(
                 " (the progress lines print no clock: the dated line before the last step and the job's cadence, "
                 f"{step} a line, date it)"
             )
-        if unheeded is not None and ev is unheeded:
+        if unheeded is not None and ev is unheeded and "death signal" in unheeded.text:
+            gap = (
+                f"a launcher forwarded the stop signal to its workers ({unheeded.path}:{unheeded.line}) and never "
+                "finished shutting down, while the job's other launchers did: one of its workers was stuck (stopped, "
+                "or blocked where the signal could not end it) when the job was stopped from outside"
+            )
+        elif unheeded is not None and ev is unheeded:
             gap = (
                 f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "
                 f"({unheeded.path}:{unheeded.line}): it was stuck (stopped, or blocked where the signal could not end "

@@ -709,7 +709,7 @@ def decide(
         flight=evidence.flight,
         progress=dict(evidence.progress),
         end=job_end(evidence),
-        unheeded=unheeded_sigterm(evidence.facts),
+        unheeded=unheeded_sigterm(evidence.facts, evidence.tail),
         unranked=evidence.unranked_progress,
         bars=evidence.bar_moved,
     )
