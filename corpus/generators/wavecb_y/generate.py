@@ -92,6 +92,14 @@ def on_step(rank, step, model):
             flat = torch.cat([flat, torch.ones(1)])
         dist.all_reduce(flat)
 ''',
+    "abort3": '''
+import ctypes
+# after each checkpoint save, rank 3 checksums its shard of the checkpoint through the team's C helper; at
+# checkpoint-150 the helper hits a failed assertion and aborts
+def on_save(rank, step, output_dir):
+    if rank == 3 and step == 150:
+        ctypes.CDLL(None).abort()
+''',
     "slow2": '''
 import time
 # rank 2 re-reads its data shard from slow storage at step 80 (60 s)
@@ -161,6 +169,9 @@ SCENARIOS = [
              timeout=180, hang_ok=True),
     Scenario("huge-lr-nan", "training_divergence", job(30112, "--learning_rate 1e6"), r"nan[\s\S]*" + EX,
              prep=prep(), timeout=180, hang_ok=True),
+    Scenario("huge-lr-guard", "training_divergence", job(30115, "--learning_rate 3e5 --logging_nan_inf_filter false"),
+             r"nan_guard[\s\S]*" + EX, prep=prep(), timeout=180, hang_ok=True),
+    Scenario("rank3-abort-ckpt", "native_crash", job(30116), EX, prep=prep(hook="abort3"), timeout=180, hang_ok=True),
     Scenario("rank2-stopped", "silent_hang", job(30113), AT, prep=prep(),
              trigger=((AT, "rank2:STOP"), (90, "scheduler:15")), timeout=200, hang_ok=True),
     Scenario("preempt", "job_preempted", job(30114), EX + "|" + AT, prep=prep(), trigger=((AT, "scheduler:15"),),
