@@ -78,6 +78,13 @@ def on_step(rank, step, trainer):
     if rank == 3 and step == 100:
         ctypes.CDLL(None).abort()
 ''',
+    "slow4": '''
+import time
+# rank 4 runs a blocking shard-integrity scan after step 100 (70 s)
+def on_step(rank, step, trainer):
+    if rank == 4 and step == 100:
+        time.sleep(70)
+''',
     "slow1": '''
 import time
 # rank 1 re-reads its data shard from slow storage at step 60 (60 s)
@@ -93,6 +100,12 @@ BADTOK = ("{py} -c 'import numpy as np, os; g = np.random.default_rng(11); "
           "d = [np.append(g.integers(2, 512, int(n)), 0) for n in g.integers(40, 300, 2600)]; "
           "[d.__setitem__(i, np.append(g.integers(600, 1024, 120), 0)) for i in (700, 1500, 2300)]; "
           "os.makedirs(\"data\", exist_ok=True); np.concatenate(d).astype(np.uint16).tofile(\"data/synthetic-tokens.npy\")'")
+
+# the held-out file for in-loop eval re-exported with the 1024-entry tokenizer: one document holds ids >= 512
+BADEVAL = ("{py} -c 'import numpy as np, os; g = np.random.default_rng(3); "
+           "d = [np.append(g.integers(2, 512, int(n)), 0) for n in g.integers(40, 300, 120)]; "
+           "d[50] = np.append(g.integers(600, 1024, 100), 0); "
+           "os.makedirs(\"data\", exist_ok=True); np.concatenate(d).astype(np.uint16).tofile(\"data/heldout-tokens.npy\")'")
 
 
 def prep(n: int = 2, hook: str = "", extra: str = "") -> str:
@@ -127,6 +140,7 @@ C10D = "--rdzv-backend c10d --rdzv-endpoint {master}:{port} --rdzv-conf join_tim
 DONE = r"training finished at step 150[\s\S]*job exited with 0"
 AT = r"\[step=60/150"
 AT110 = r"\[step=110/150"
+CK100 = r"Saving checkpoint for step 100"
 EX = r"exited with"
 SCENARIOS = [
     Scenario("healthy-2nodes", "no_failure", job(30100), DONE, prep=prep(), timeout=240),
@@ -136,6 +150,8 @@ SCENARIOS = [
     Scenario("healthy-late-node", "no_failure", job(30104, late=20, rdzv=C10D), DONE, prep=prep(), timeout=240),
     Scenario("healthy-workers-lr", "no_failure", job(30105, "--workers 2 --lr 1e-3 --steps 150"), DONE, prep=prep(),
              timeout=240),
+    Scenario("healthy-eval", "no_failure", job(30106, "--eval-interval 50"), r"Finished lm evals[\s\S]*" + DONE,
+             prep=prep(), timeout=240),
     Scenario("source-keyerror", "worker_exception", job(30106), r"KeyError", prep=prep(hook="keyerr"), timeout=150,
              hang_ok=True),
     Scenario("no-shared-fs-flag", "worker_exception", job(30106, env={0: "GLOO_SOCKET_IFNAME=eth0",
@@ -143,6 +159,8 @@ SCENARIOS = [
              hang_ok=True),
     Scenario("token-ids-over-vocab", "worker_exception", job(30109), r"Token IDs[\s\S]*" + EX,
              prep=prep(extra=BADTOK), timeout=150, hang_ok=True),
+    Scenario("heldout-ids-over-vocab", "worker_exception", job(30107, "--eval-interval 50"),
+             r"Token IDs[\s\S]*" + EX, prep=prep(extra=BADEVAL), timeout=150, hang_ok=True),
     Scenario("resume-dmodel-96", "worker_exception", job(30107, "--d-model 96"), EX,
              prep=prep(extra=f"({job(30108, '--steps 40 --save-interval 20')}) > /dev/null 2>&1"),
              timeout=150, hang_ok=True),
@@ -153,6 +171,8 @@ SCENARIOS = [
              timeout=150, hang_ok=True),
     Scenario("ckpt-tmpfs", "disk_full", job(30101), EX, prep=prep(), tmpfs=(("ckpt", "3m"),), timeout=150,
              hang_ok=True),
+    Scenario("data-cache-tmpfs", "disk_full", job(30103), EX, prep=prep(), tmpfs=(("data/cache", "8k"),),
+             timeout=150, hang_ok=True),
     Scenario("lr-1e6", "training_divergence", job(30102, "--lr 1e6"), r"loss encountered[\s\S]*" + EX, prep=prep(),
              timeout=150, hang_ok=True),
     Scenario("rank1-stopped", "silent_hang", job(30103), AT, prep=prep(),
@@ -161,6 +181,8 @@ SCENARIOS = [
              trigger=((AT110, "rank4:STOP"), (75, "scheduler:15")), timeout=200, hang_ok=True),
     Scenario("preempt", "job_preempted", job(30104), EX + "|" + AT, prep=prep(), trigger=((AT, "scheduler:15"),),
              timeout=150, hang_ok=True),
+    Scenario("preempt-ckpt-3nodes", "job_preempted", job(30108, "--global-batch 24", n=3), EX + "|" + CK100,
+             prep=prep(3), trigger=((CK100, "scheduler:15"),), timeout=150, hang_ok=True),
     Scenario("terminal-hup", "terminal_hangup", job(30105), EX + "|" + AT, prep=prep(),
              trigger=((AT, "runner:HUP"),), timeout=150, hang_ok=True),
     Scenario("node-22-missing", "rendezvous_timeout", job(30106, only=(0,), rdzv=C10D), EX, prep=prep(),
@@ -174,6 +196,8 @@ SCENARIOS = [
              hang_ok=True),
     Scenario("slow-rank1-pg20", "collective_timeout", job(30100, "--pg-timeout 20"), r"[Tt]imed out[\s\S]*" + EX,
              prep=prep(hook="slow1"), timeout=150, hang_ok=True),
+    Scenario("slow-rank4-pg20-3nodes", "collective_timeout", job(30109, "--pg-timeout 20 --global-batch 24", n=3),
+             r"[Tt]imed out[\s\S]*" + EX, prep=prep(3, hook="slow4"), timeout=150, hang_ok=True),
     Scenario("old-olmo-core-node-22", "library_version_mismatch",
              job(30101, env={1: f"{ENV} PYTHONPATH=/tmp/cb-x-pydeps"}), r"olmo_core[\s\S]*" + EX,
              prep=prep(), timeout=100, hang_ok=True),

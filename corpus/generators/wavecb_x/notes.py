@@ -188,4 +188,41 @@ NOTES = {
                               "kept on 6 ranks: olmo-core's data loader rejects the per-rank share before training. "
                               "evidence: 'OLMoConfigurationError: rank batch size (in tokens) 170 must be divisible "
                               "by sequence length 64' (every rank), 'job exited with 1'",
+    "healthy-eval": f"no_failure: {W}, with --eval-interval 50: olmo-core's LMEvaluatorCallback runs 10 eval batches "
+                    "on a synthetic held-out token file (written by rank 0, label 'synthetic-heldout') at steps 50, "
+                    "100 and 150: nothing injected. evidence: 'Running lm evals...', 'Finished lm evals in 1.0 "
+                    "seconds. Metrics:', 'synthetic-heldout/CE loss=2.965' then '=2.149' and '=1.891', "
+                    "'tiny-llama-smoke: training finished at step 150', 'job exited with 0'",
+    "heldout-ids-over-vocab": f"worker_exception: {W}, with --eval-interval 50; the held-out file in data/ was "
+                              "re-exported with a 1024-entry tokenizer before the job (one document holds ids "
+                              "600-1023, above the model's vocab of 512): at the first in-loop eval (after step 50) "
+                              "olmo-core's evaluator raises on global rank 2 (lm-cpu-22, local rank 0), whose eval "
+                              f"batch holds it; {PEERS}. evidence: 'Running lm evals...', '[eval=lm,step=7/7]', "
+                              "'lm-cpu-22:0\tolmo_core.train.trainer:764\tERROR\tTraining failed due to:', "
+                              "'ValueError: Token IDs [601, 606, 611, ...] outside valid range [0, 512). Found at "
+                              "(batch_idx, pos): [[1, 0], [1, 1], ...]' raised from 'evaluator_callback.py\", line "
+                              "145, in perform_eval'",
+    "data-cache-tmpfs": f"disk_full: {W}; data/cache (olmo-core's dataset work dir) is an 8 KB tmpfs: when rank 0 "
+                        "writes the epoch's global data-order indices there (a numpy memmap of 25 KB) the tmpfs is "
+                        "full and the kernel answers the page write with SIGBUS (how a full filesystem shows under "
+                        "mmap; no errno text is printed); global rank 0 (lm-cpu-21) dies, "
+                        f"{PEERS}. evidence: 'Saving global data order indices for seed 42 and epoch 1 to:' "
+                        "''data/cache/global_indices_dataset_size6250_epoch1_seed42_v1.npy'...' (never followed by "
+                        "'saved'), 'failed (exitcode: -7) local_rank: 0 (pid: 30180)', 'exitcode  : -7 (pid: "
+                        "30180)  (SIGBUS)', 'traceback : Signal 7 (SIGBUS) received by PID 30180'",
+    "preempt-ckpt-3nodes": f"job_preempted: {W3} (--global-batch 24); scheduler-style SIGTERM to the three launchers "
+                           "as the step-100 checkpoint save began: torchrun forwards it, olmo-core finishes the save "
+                           "and cancels the run on every rank, and the harness's SIGKILL 15 s after the SIGTERM ends "
+                           "the job before the launchers report (no 'job exited' line). evidence: 'Saving checkpoint "
+                           "for step 100 to 'ckpt/step100'...', 'Received 15 death signal, shutting down workers' "
+                           "(three launchers), 'olmo_core.train.trainer:1453\tWARNING\tSIGTERM received' (six ranks), "
+                           "'Checkpoint saved', 'Run canceled from rank 5. Reason: SIGTERM received'",
+    "slow-rank4-pg20-3nodes": f"collective_timeout: {W3} (--global-batch 24), with --pg-timeout 20; the team's hook "
+                              "runs a 70 s blocking scan on global rank 4 (lm-cpu-23, local rank 0) after step 100: "
+                              "the other ranks' DDP all-reduce times out after 20 s. evidence: 'Initializing process "
+                              "group with timeout=datetime.timedelta(seconds=20)...', '[step=100/150,epoch=1,eta=1m]' "
+                              "at 19:27:47, 'RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+                              "unbound_buffer.cc:78] Timed out waiting 20000ms for recv operation to complete' and "
+                              "'... unbound_buffer.cc:129] Timed out waiting 20000ms for send operation to complete' "
+                              "at 19:28:08",
 }

@@ -12,13 +12,14 @@ import numpy as np
 import torch
 
 from olmo_core.config import DType
-from olmo_core.data import NumpyDataLoaderConfig, NumpyFSLDatasetConfig, TokenizerConfig
+from olmo_core.data import NumpyDataLoaderConfig, NumpyFSLDatasetConfig, NumpyPaddedFSLDatasetConfig, TokenizerConfig
 from olmo_core.distributed.parallel import DataParallelType
 from olmo_core.distributed.utils import get_rank, get_world_size
 from olmo_core.nn.transformer import TransformerConfig
 from olmo_core.optim import AdamWConfig, CosWithWarmup
 from olmo_core.train import Duration, TrainerConfig, prepare_training_environment, teardown_training_environment
-from olmo_core.train.callbacks import Callback, CheckpointerCallback, ConfigSaverCallback, ConsoleLoggerCallback
+from olmo_core.train.callbacks import (Callback, CheckpointerCallback, ConfigSaverCallback, ConsoleLoggerCallback,
+                                      LMEvaluatorCallbackConfig)
 from olmo_core.train.train_module import TransformerDataParallelConfig, TransformerTrainModuleConfig
 
 log = logging.getLogger("train_olmo")
@@ -39,15 +40,16 @@ p.add_argument("--save-interval", type=int, default=50)
 p.add_argument("--workers", type=int, default=0)
 p.add_argument("--pg-timeout", type=int, default=900)
 p.add_argument("--seed", type=int, default=42)
+p.add_argument("--eval-interval", type=int, default=0, help="in-loop LM eval every N steps on data/heldout-tokens.npy")
 a = p.parse_args()
 
 VOCAB = 512
 TOK = TokenizerConfig(vocab_size=VOCAB, eos_token_id=0, pad_token_id=1)
 
 
-def write_synthetic(path: str, n_tokens: int = 400_000) -> None:
+def write_synthetic(path: str, n_tokens: int = 400_000, seed: int = 7) -> None:
     """A noisy affine recurrence of token ids in documents ending with EOS: learnable, no tokenizer or download."""
-    g = np.random.default_rng(7)
+    g = np.random.default_rng(seed)
     docs, total = [], 0
     while total < n_tokens:
         n = int(g.integers(40, 300))
@@ -80,6 +82,10 @@ def main():
         os.makedirs(a.data_dir, exist_ok=True)
         write_synthetic(data)
         log.info(f"wrote synthetic token file {data}")
+    heldout = os.path.join(a.data_dir, "heldout-tokens.npy")
+    if a.eval_interval and rank == 0 and not os.path.exists(heldout):
+        write_synthetic(heldout, n_tokens=20_000, seed=8)
+        log.info(f"wrote synthetic heldout file {heldout}")
     torch.distributed.barrier()
 
     model_cfg = TransformerConfig.llama_like(d_model=a.d_model, vocab_size=VOCAB, n_layers=a.n_layers,
@@ -100,6 +106,12 @@ def main():
         .with_callback("config_saver", ConfigSaverCallback())
         .with_callback("console_logger", ConsoleLoggerCallback(log_interval=5, metrics_log_interval=10))
     )
+    if a.eval_interval:
+        trainer_cfg = trainer_cfg.with_callback("lm_evaluator", LMEvaluatorCallbackConfig(
+            eval_dataset=NumpyPaddedFSLDatasetConfig(paths=[heldout], metadata=[{"label": "synthetic-heldout"}],
+                                                     sequence_length=a.seq_len, tokenizer=TOK,
+                                                     work_dir=os.path.join(a.data_dir, "cache")),
+            eval_interval=a.eval_interval, eval_duration=Duration.steps(10)))
     if os.path.exists("train_hooks.py"):
         spec = importlib.util.spec_from_file_location("train_hooks", "train_hooks.py")
         hooks = importlib.util.module_from_spec(spec)
