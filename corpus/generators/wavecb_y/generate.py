@@ -100,6 +100,23 @@ def on_save(rank, step, output_dir):
     if rank == 3 and step == 150:
         ctypes.CDLL(None).abort()
 ''',
+    "side2": '''
+import time
+from datetime import timedelta
+import torch
+import torch.distributed as dist
+# every 50 steps the ranks sum their step counters over a side gloo group with a short (20 s) timeout (the team's
+# liveness check); rank 2 re-reads its data shard from slow storage at step 100 (60 s) first
+_group = None
+def on_step(rank, step, model):
+    global _group
+    if _group is None:
+        _group = dist.new_group(backend="gloo", timeout=timedelta(seconds=20))
+    if rank == 2 and step == 100:
+        time.sleep(60)
+    if step % 50 == 0:
+        dist.all_reduce(torch.tensor([float(step)]), group=_group)
+''',
     "slow2": '''
 import time
 # rank 2 re-reads its data shard from slow storage at step 80 (60 s)
@@ -190,14 +207,16 @@ SCENARIOS = [
              timeout=150, hang_ok=True),
     Scenario("loraa-shape-rank0", "collective_mismatch", job(30110), EX, prep=prep(hook="shape0"), timeout=180,
              hang_ok=True),
-    Scenario("slow-rank2-timeout20", "collective_timeout", job(30111, "--ddp_timeout 20"), EX,
+    Scenario("slow-rank2-timeout20", "no_failure", job(30111, "--ddp_timeout 20"), EX,
              prep=prep(hook="slow2"), timeout=180, hang_ok=True),
+    Scenario("side-group-timeout20", "collective_timeout", job(30117), r"[Tt]imed out[\s\S]*" + EX,
+             prep=prep(hook="side2"), timeout=180, hang_ok=True),
     Scenario("tiny-shm-node-b", "shm_exhausted", job(30112, "--dataloader_num_workers 2", shm={1: "16k"}), EX,
              prep=prep(), timeout=150, hang_ok=True),
     Scenario("old-tokenizers-node-b", "library_version_mismatch",
              job(30113, env={1: "GLOO_SOCKET_IFNAME=eth0 PYTHONPATH=/tmp/cb-y-pydeps"}), r"tokenizers[\s\S]*" + EX,
              prep=prep(), timeout=150, hang_ok=True),
-    Scenario("split-batches-6", "batch_size_mismatch", job(30114, "--per_device_train_batch_size 6 "
+    Scenario("split-batches-6", "no_failure", job(30114, "--per_device_train_batch_size 6 "
              "--accelerator_config configs/accelerate_split.json"), EX,
              prep=prep(extra="mkdir -p configs && echo '{\"split_batches\": true, \"dispatch_batches\": false}' > "
                              "configs/accelerate_split.json"), timeout=150, hang_ok=True),
