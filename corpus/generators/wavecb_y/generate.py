@@ -117,6 +117,13 @@ def on_step(rank, step, model):
     if step % 50 == 0:
         dist.all_reduce(torch.tensor([float(step)]), group=_group)
 ''',
+    "lrscale5": '''
+# per-rank LR-scale audit at every eval step; the table was written for the 5-rank debug setup
+LR_SCALE = {0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0}
+def on_step(rank, step, model):
+    if step % 100 == 0:
+        assert LR_SCALE[rank] > 0
+''',
     "slow2": '''
 import time
 # rank 2 re-reads its data shard from slow storage at step 80 (60 s)
@@ -155,6 +162,7 @@ def job(port: int, args: str = "", n: int = 2, env: dict | None = None, master: 
 DONE = r"End time of running main[\s\S]*job exited with 0"
 EX = r"exited with"
 AT = r"'global_step/max_steps': '100/300'"
+CKPT150 = r"Saving model checkpoint to \S+/checkpoint-150"
 # torchrun reads its options from PET_* variables too: swift passes only the static ones, these switch to c10d
 C10D = "PET_RDZV_BACKEND=c10d PET_RDZV_ENDPOINT=10.110.0.11:{port} PET_RDZV_CONF=join_timeout=40"
 
@@ -189,6 +197,14 @@ SCENARIOS = [
     Scenario("huge-lr-guard", "training_divergence", job(30115, "--learning_rate 3e5 --logging_nan_inf_filter false"),
              r"nan_guard[\s\S]*" + EX, prep=prep(), timeout=180, hang_ok=True),
     Scenario("rank3-abort-ckpt", "native_crash", job(30116), EX, prep=prep(hook="abort3"), timeout=180, hang_ok=True),
+    Scenario("dataset-cache-tmpfs", "disk_full", job(30118, env={i: "GLOO_SOCKET_IFNAME=eth0 MODELSCOPE_CACHE={job}/cache"
+             for i in range(2)}), EX, prep=prep(), tmpfs=(("cache", "64k"),), timeout=150, hang_ok=True),
+    Scenario("3nodes-lrscale-rank5", "worker_exception", job(30119, n=3), r"KeyError[\s\S]*" + EX,
+             prep=prep(3, hook="lrscale5"), timeout=240, hang_ok=True),
+    Scenario("rank0-stopped-ckpt", "silent_hang", job(30110), CKPT150, prep=prep(),
+             trigger=((CKPT150, "rank0:STOP"), (100, "scheduler:15")), timeout=200, hang_ok=True),
+    Scenario("preempt-data-prep", "job_preempted", job(30111), EX, prep=prep(),
+             trigger=((r"Dataset Token Length", "scheduler:15"),), timeout=150, hang_ok=True),
     Scenario("rank2-stopped", "silent_hang", job(30113), AT, prep=prep(),
              trigger=((AT, "rank2:STOP"), (90, "scheduler:15")), timeout=200, hang_ok=True),
     Scenario("preempt", "job_preempted", job(30114), EX + "|" + AT, prep=prep(), trigger=((AT, "scheduler:15"),),
