@@ -124,6 +124,15 @@ def on_step(rank, step, model):
     if step % 100 == 0:
         assert LR_SCALE[rank] > 0
 ''',
+    "ckptcopy2": '''
+import torch
+# after each checkpoint save from checkpoint-100, rank 2 keeps an in-memory "EMA snapshot" for the team's
+# averaging experiment; the buffer was sized for the 7B model config (1 GiB each)
+snapshots = []
+def on_save(rank, step, output_dir):
+    if rank == 2 and step >= 100:
+        snapshots.append(torch.ones(256 * 1024 * 1024))
+''',
     "slow2": '''
 import time
 # rank 2 re-reads its data shard from slow storage at step 80 (60 s)
@@ -189,6 +198,8 @@ SCENARIOS = [
              timeout=150, hang_ok=True),
     Scenario("rank2-segv", "native_crash", job(30119), EX, prep=prep(hook="segv"), timeout=180, hang_ok=True),
     Scenario("rank1-leak-oom", "host_oom_killed", job(30110), EX, prep=prep(hook="leak"), memory=4 << 30,
+             timeout=180, hang_ok=True),
+    Scenario("rank2-snapshot-oom", "host_oom_killed", job(30112), EX, prep=prep(hook="ckptcopy2"), memory=4 << 30,
              timeout=180, hang_ok=True),
     Scenario("ckpt-tmpfs", "disk_full", job(30111), EX, prep=prep(), tmpfs=(("output/calc-lora", "700k"),),
              timeout=180, hang_ok=True),

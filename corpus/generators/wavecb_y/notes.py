@@ -243,4 +243,14 @@ NOTES = {
                          "Received 15 death signal, shutting down workers' (both agents), 'Sending process 1720 closing "
                          "signal SIGTERM', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process 1718 "
                          "got signal: 15', 'job exited with 1'; no training log dict was ever printed",
+    "rank2-snapshot-oom": f"host_oom_killed: {W}; the whole job runs in a 4 GiB cgroup-v1 memory limit and the "
+                          "team's train_hooks.py on_save keeps a 1 GiB in-memory 'snapshot' per checkpoint on global "
+                          "rank 2 (sft-cpu-22, local rank 0) from checkpoint-100: during the checkpoint-150 save the "
+                          "kernel's memcg OOM killer SIGKILLs that rank (dmesg, not in the log: 'Memory cgroup out of "
+                          "memory: Killed process 2424 (python3) ... anon-rss:2216372kB'); no Python traceback from "
+                          "it, the peers fail in gloo. evidence: '[INFO:swift] Saving model checkpoint to "
+                          "/tmp/wavecb-y-job/run/output/calc-lora/checkpoint-150', 'failed (exitcode: -9) local_rank: "
+                          "0 (pid: 2424) of binary: /tmp/venv-cb-y/bin/python3', '  exitcode  : -9 (pid: 2424)  "
+                          "(SIGKILL)' (host sft-cpu-22), '[rank0]: RuntimeError: [...pair.cc:553] Connection closed by "
+                          "peer [10.110.0.12]:31931. ...', 'job exited with 1'",
 }
