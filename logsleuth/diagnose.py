@@ -14,6 +14,9 @@ Policy (design.md "Diagnosis"):
   Open MPI's ``Signal: ... (11)``; a launcher's ``-11``) wins over an exit report that names none (Ray's
   ``SYSTEM_ERROR``: the worker vanished), wherever each is printed: the process's own report is the cause, the
   observer's the symptom (``_signal_known``).
+- A catch-all cause on an exception raised from (or while handling) an exception the same process printed right
+  before it, whose own matches are all symptoms, is a symptom too (``raised_from``): a trainer's generic
+  ``RuntimeError("An error occurred") from`` a gloo "Connection reset by peer" only passes the peer's death on.
 - A cause matched on a sibling termination (``siblings``: a worker the launcher itself stopped after the first
   failure, ``factlayer.reason.sibling_terminations``) is a symptom: the first exit in time is the cause.
 - With only symptoms, the earliest symptom's root cause is reported at reduced confidence (the first failure
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .factlayer import facts_of
@@ -201,6 +204,25 @@ def _chain_limit(ev: Event) -> int:
     return OUTPUT_CHAIN_LINES if any(w in head for w in _CARRIES_OUTPUT) else CHAIN_LINES
 
 
+def _wrappers_of_symptoms(matches: Sequence[Match], raised_from: Mapping[int, Event]) -> list[Match]:
+    """``matches`` with each catch-all cause on a chained exception made a symptom where the exception it was raised
+    from is matched, and only as a symptom: a wrapper that re-raises a peer's death or a watchdog timeout under a
+    generic message (OLMo-core's ``Trainer.is_canceled``: ``raise RuntimeError("An error occurred") from
+    self._error``) adds nothing of its own."""
+    on: dict[int, list[Match]] = {}
+    for m in matches:
+        on.setdefault(id(m.event), []).append(m)
+    out: list[Match] = []
+    for m in matches:
+        cause = raised_from.get(id(m.event))
+        if cause is not None and m.role == "cause" and m.priority <= GENERIC_PRIORITY:
+            under = resolve_events(on.get(id(cause), []))
+            if under and all(u.role == "symptom" for u in under):
+                m = dataclasses.replace(m, role="symptom")
+        out.append(m)
+    return out
+
+
 def _signal_known(m: Match) -> bool:
     """The match's line states which signal ended a process (a ``process_exit`` fact with a signal)."""
     return any(isinstance(f, ProcessExit) and f.signal for f in facts_of(m.event))
@@ -233,6 +255,7 @@ def diagnose(
     versions: dict[str, str] | None = None,
     elastic_root: Event | None = None,
     siblings: frozenset[int] = frozenset(),
+    raised_from: Mapping[int, Event] | None = None,
 ) -> Diagnosis:
     """Decide the verdict and root cause.
 
@@ -245,6 +268,8 @@ def diagnose(
         versions: software versions found in the log.
         elastic_root: the elastic summary's "Root Cause (first observed failure)" entry, if any.
         siblings: ``id()`` of events that report a worker the launcher stopped (their cause matches become symptoms).
+        raised_from: ``id()`` of a chained exception's event -> the event of the exception it was raised from
+            (``factlayer.reason.raised_from``).
 
     Returns:
         The ``Diagnosis``; hypotheses are ranked best first.
@@ -253,6 +278,8 @@ def diagnose(
     versions = dict(versions or {})
     if siblings:
         matches = [dataclasses.replace(m, role="symptom") if id(m.event) in siblings else m for m in matches]
+    if raised_from:
+        matches = _wrappers_of_symptoms(matches, raised_from)
     kept = sorted(resolve_events(matches), key=lambda m: order(m.event))
     causes = [m for m in kept if m.role == "cause"]
     # a fallback cause (rule ``fallback: true``: what an unexplained fact usually means) yields to any specific cause

@@ -614,6 +614,7 @@ def decide(
         return dataclasses.replace(diag, ranks=ranks_info)
 
     ev: Event | None
+    by_unheeded = False  # the answer rests on the worker that ignored SIGTERM (not on a measured stall)
     if fa is not None:
         ev = _flight_event(fa)
         conf = _number(culprit["confidence"])
@@ -625,6 +626,7 @@ def decide(
         ev = unheeded
         conf = UNHEEDED_CONFIDENCE
         rule_id = UNHEEDED_ID
+        by_unheeded = True
     elif sf is not None:
         ev = _progress_event(sf.progress[0])
         conf = (
@@ -651,13 +653,13 @@ def decide(
                 " (the progress lines print no clock: the dated line before the last step and the job's cadence, "
                 f"{step} a line, date it)"
             )
-        if unheeded is not None and ev is unheeded and "death signal" in unheeded.text:
+        if by_unheeded and unheeded is not None and "death signal" in unheeded.text:
             gap = (
                 f"a launcher forwarded the stop signal to its workers ({unheeded.path}:{unheeded.line}) and never "
                 "finished shutting down, while the job's other launchers did: one of its workers was stuck (stopped, "
                 "or blocked where the signal could not end it) when the job was stopped from outside"
             )
-        elif unheeded is not None and ev is unheeded:
+        elif by_unheeded and unheeded is not None:
             gap = (
                 f"a worker did not exit on SIGTERM within the launcher's grace period and was SIGKILLed "
                 f"({unheeded.path}:{unheeded.line}): it was stuck (stopped, or blocked where the signal could not end "

@@ -22,6 +22,7 @@ import regex
 from .diagnose import decided_by_fact
 from .factlayer.kinds import ExceptionFact, ProcessExit, RunFinished, TrainingStarted
 from .parse.timestamps import one_clock
+from .shutdown_hang import agent_teardown
 from .types import Diagnosis, Event, Fix, Match
 
 if TYPE_CHECKING:
@@ -136,6 +137,8 @@ def collective_after_finish(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
     first = diag.first_failure
     if diag.root_cause not in WAITING or first is None:
         return diag
+    if agent_teardown(evidence, first) is not None:
+        return diag  # the agent's own store wait at teardown, not a collective (``shutdown_hang``)
 
     def before(e: Event) -> bool:
         return _precedes(evidence, e, first)

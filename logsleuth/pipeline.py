@@ -32,6 +32,7 @@ from .factlayer.reason import (
     in_records,
     interrupted_from,
     peer_loss_aborts,
+    raised_from,
     sibling_terminations,
     spark_stops,
     stopped_after_failure,
@@ -668,6 +669,7 @@ def decide(
         | stopped_after_failure(evidence.facts)
         | peer_loss_aborts(evidence.facts)
         | coordination_aborts(evidence.facts),
+        raised_from=raised_from(evidence.facts),
     )
     diag = dataclasses.replace(diag, ranks=_rank_summary(evidence, diag))
     diag = _name_crash_library(evidence, diag)

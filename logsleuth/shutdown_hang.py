@@ -163,6 +163,31 @@ _RDZV_SHUTDOWN_LOST = re.compile(
 )
 
 
+# torchelastic's agent in its exit barrier (``torch/distributed/elastic/agent/server/api.py`` ``_exit_barrier``, called
+# by ``_invoke_run`` only once its local worker group SUCCEEDED) losing the store it waits on: "Error waiting on exit
+# barrier. Elapsed: 0.0117 seconds", logged with the store's ``DistNetworkError`` traceback
+_EXIT_BARRIER_LOST = re.compile(r"Error waiting on exit barrier\b")
+_AGENT_TEARDOWN = (_RDZV_SHUTDOWN_LOST, _EXIT_BARRIER_LOST)
+AGENT_TEARDOWN_LINES = 40  # from the lost store's warning (and its C++ frames) to the agent's own report of it
+
+
+def agent_teardown(evidence: JobEvidence, first: Event) -> Event | None:
+    """The line, printed in ``first``'s file within ``AGENT_TEARDOWN_LINES`` after it, where torchelastic's agent says
+    the store was lost in its teardown (``_AGENT_TEARDOWN``: closing the rendezvous, or its exit barrier after every
+    local worker succeeded), or None: then ``first`` (a lost connection to the store) was the agent's teardown, not a
+    collective."""
+    return next(
+        (
+            e
+            for e in (*evidence.notable, *evidence.tail)
+            if e.path == first.path
+            and 0 < e.line - first.line <= AGENT_TEARDOWN_LINES
+            and any(p.search(e.text) for p in _AGENT_TEARDOWN)
+        ),
+        None,
+    )
+
+
 def _store_lost_at_shutdown(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis:
     """``diag`` (a lost peer, ``TEARDOWN_ANSWERS``) turned into ``no_failure`` when the lost connection is the agent's own
     rendezvous shutdown losing the store (``_RDZV_SHUTDOWN_LOST`` printed after it in the same file) in a job where no
@@ -180,20 +205,30 @@ def _store_lost_at_shutdown(evidence: JobEvidence, diag: Diagnosis) -> Diagnosis
             if e.path == first.path and e.line > first.line and _RDZV_SHUTDOWN_LOST.search(e.text)
         ),
         None,
-    )
+    ) or agent_teardown(evidence, first)
     if closing is None:
         return diag
+    barrier = bool(_EXIT_BARRIER_LOST.search(closing.text))
     for f in evidence.facts:
         if isinstance(f, ProcessExit) and (f.code not in (None, 0) or f.signal):
             return diag
+        if isinstance(f, ExceptionFact) and barrier and _agents_own(f.event, first, closing):
+            continue  # the exit barrier's store error, which the agent logs with its traceback
         if isinstance(f, (SignalFact, ExceptionFact, SchedulerVerdict)):
             return diag
+    where = "in its exit barrier, after its workers succeeded" if barrier else "while closing the rendezvous"
     message = (
-        f"The launcher lost the rendezvous store while closing the rendezvous ({closing.path}:{closing.line}), with "
-        "no worker exiting non-zero, no signal and no exception in the job: the node that hosts the store exited "
+        f"The launcher lost the rendezvous store {where} ({closing.path}:{closing.line}), with "
+        "no worker exiting non-zero, no signal and no other exception in the job: the node that hosts the store exited "
         "first at the end of the job, which is shutdown order, not a failure."
     )
     return healthy_by_fact(diag, rule_id="store-lost-at-shutdown", message=message, confidence=0.75)
+
+
+def _agents_own(e: Event, first: Event, closing: Event) -> bool:
+    """``e`` is the agent's logged exception of its lost store: in the lost store's file, from its first line up to
+    ``AGENT_TEARDOWN_LINES`` after the agent's report of it."""
+    return e.path == first.path and first.line <= e.line <= closing.line + AGENT_TEARDOWN_LINES
 
 
 def _before(evidence: JobEvidence, e: Event, first: Event, t_first: datetime | None) -> bool:

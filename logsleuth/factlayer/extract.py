@@ -954,6 +954,11 @@ _NAN_LOSS = lazy(
     r"|(?i:loss (?:is|was|became) "
     r"(?P<v>nan|inf))|(?i:\bNaN or Inf found in input tensor)|found (?P<v>NaN|Inf) in local forward loss calculation"
     r"|The loss returned in `training_step` is (?:tensor\()?(?P<v>nan|inf)"
+    # the value before the word, as a loop's own check words it: OLMo-core's ``Trainer._check_and_pass_on_metrics``
+    # (``olmo_core/train/trainer.py``: f"{ce_loss} loss encountered at step {step}" -> "nan loss encountered at step 4"),
+    # "Detected NaN loss", "found inf loss at iteration 12"; not a setting's name ("nan loss check: on")
+    r"|(?i:\b(?:detected|found|got|encountered)\s+(?:an?\s+)?(?P<v>nan|inf)\s+loss\b"
+    r"|\b(?P<v>nan|inf)\s+loss\s+(?:encountered|detected|found|at (?:step|iter|iteration|epoch|batch))\b)"
     # a training loop's own check saying so without the value: "non-finite loss at step 173", "Loss is not finite"
     r"|(?i:\bnon-finite (?:training |train |total )?loss\b|\bloss (?:is|was|became) (?:not finite|non-finite)\b)"
     # a gradient-boosting evaluation log's loss-type metric (XGBoost's ``EvaluationMonitor``: "[70]\ttrain-rmse:nan\t

@@ -1143,6 +1143,24 @@ def _failed_exit(f: Fact) -> bool:
     )
 
 
+def raised_from(facts: Sequence[Fact]) -> dict[int, Event]:
+    """``id()`` of each exception's event that was raised from, or while handling, the exception the same process
+    printed right before it (``ExceptionChain.link``: CPython's "The above exception was the direct cause of the
+    following exception:" / "During handling of the above exception, another exception occurred:") -> that earlier
+    exception's event. ``facts`` in job order, as ``ExceptionChain`` linked them."""
+    out: dict[int, Event] = {}
+    last: dict[tuple[str, int | None, int | None], ExceptionFact] = {}
+    for f in facts:
+        if not isinstance(f, ExceptionFact):
+            continue
+        key = (f.event.path, f.event.rank, f.event.pid)
+        cause = last.get(key)
+        if cause is not None and f.chained and _linked(cause, f):
+            out[id(f.event)] = cause.event
+        last[key] = f
+    return out
+
+
 def sibling_terminations(facts: Sequence[Fact]) -> frozenset[int]:
     """``id()`` of the events that report a launcher stopping a sibling: an exit by SIGTERM/SIGKILL/SIGINT of a pid the
     launcher named as one it signals, a reason-less Slurm cancel of a step srun said it was terminating, or a rank's
