@@ -154,7 +154,7 @@ SCENARIOS = [
              timeout=100, hang_ok=True),
     Scenario("head-shape-rank3", "collective_mismatch", job(30137, LONG), EX, prep=prep(hook="shape3"), timeout=100,
              hang_ok=True),
-    Scenario("slow-rank1-pg20", "collective_timeout", job(30138, LONG + "--pg-timeout 20"), r"[Tt]imed out[\s\S]*" + EX,
+    Scenario("slow-rank1-pg20", "collective_timeout", job(30138, LONG + "--pg-timeout 20"), r"(?:[Tt]imed out|[Tt]imeout)[\s\S]*" + EX,
              prep=prep(hook="slow1"), timeout=120, hang_ok=True),
     Scenario("tiny-shm-node-a2", "shm_exhausted", job(30139, "--workers 2", shm={1: "16k"}), EX, prep=prep(),
              timeout=100, hang_ok=True),

@@ -87,4 +87,43 @@ NOTES = {
                     "exits. evidence: 'Received 1 death signal, shutting down workers', 'Sending process 17060 "
                     "closing signal SIGHUP', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process "
                     "16963 got signal: 1' (both agents), 'job exited with 1'",
+    "node-a2-missing": f"rendezvous_timeout: {W}, with the c10d rendezvous (join_timeout=40); churn-trn-a2 never "
+                       "started (only churn-trn-a1's agent ran), so the agent times out waiting for the second node "
+                       "before any worker starts. evidence: 'torch.distributed.elastic.rendezvous.api."
+                       "RendezvousTimeoutError', 'job exited with 1'",
+    "port-taken": f"port_in_use: {W}; before the job a stale 'python -m http.server --bind 10.112.0.11 30135' held the "
+                  "master port on churn-trn-a1; its agent cannot create the TCPStore and exits at once, while "
+                  "churn-trn-a2's agent (talking to the HTTP server) waits silently until the harness, like a "
+                  "scheduler, SIGTERMs the job after 90 s. evidence: 'torch.distributed.DistNetworkError: The server "
+                  "socket has failed to listen on any local network address. port: 30135, useIpv6: false, code: -98, "
+                  "name: EADDRINUSE, message: address already in use', 'job exited with 1'",
+    "ifname-node-a2": f"nccl_network_config: {W}; churn-trn-a2's agent and workers ran with GLOO_SOCKET_IFNAME=ib0, an "
+                      "interface that host does not have: both of its workers fail creating the gloo device when "
+                      "Lightning initialises the process group; churn-trn-a1's workers wait in the group's setup until "
+                      "the harness, like a scheduler, SIGTERMs the job after 100 s. evidence: 'RuntimeError: [enforce "
+                      "fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. "
+                      "Unable to find address for: ib0' (twice), 'failed (exitcode: 1) local_rank: 0', 'Received 15 "
+                      "death signal, shutting down workers', 'job exited with 1'",
+    "head-shape-rank3": f"collective_mismatch: {WL}; the team's hook all_reduces the flattened head weights every 100 "
+                        "steps from step 100 (a drift check), and global rank 3 also appends the head's bias, so it "
+                        "sends a longer tensor; gloo aborts global rank 2 (churn-trn-a2, local rank 0) on the size "
+                        "check (SIGABRT) and the others see the connection reset/closed. evidence: \"terminate called "
+                        "after throwing an instance of 'gloo::EnforceNotMet'\", 'op.preamble.length <= op.nbytes. 36 "
+                        "vs 32. Received data size doesn\'t match expected size. Is there a distributed collective "
+                        "mismatch in your code?', 'exitcode  : -6 (pid: 19323)  (SIGABRT)', 'job exited with 1'",
+    "tiny-shm-node-a2": f"shm_exhausted: {W}, with DataConfig(num_workers=2) (two DataLoader worker processes per "
+                        "loader); churn-trn-a2 ran in its own mount namespace with /dev/shm a 16 KB tmpfs: when "
+                        "Lightning's sanity-check validation loop creates the DataLoader iterator, the multiprocessing "
+                        "queue's SemLock cannot be created in /dev/shm on both of churn-trn-a2's ranks; the ranks on "
+                        "churn-trn-a1 then see 'Connection closed by peer [10.112.0.12]'. evidence: '_multiprocessing."
+                        "SemLock(', '[rank2]: OSError: [Errno 28] No space left on device' (the same on rank 3), "
+                        "'dataloader.py\", line 1134, in __init__', 'job exited with 1'",
+    "extra-cat-node-a2": f"worker_exception: {W}; churn-trn-a2 was launched with a stale option '--extra-cat "
+                         "customer_tier' (a categorical column the table does not have) in its DataConfig: both of its "
+                         "ranks raise in PyTorch Tabular's TabularDatamodule._update_config before the process group "
+                         "forms; churn-trn-a1's ranks wait in Lightning's DDP setup until the harness, like a "
+                         "scheduler, SIGTERMs the job after 100 s. evidence: 'pytorch_tabular/tabular_datamodule.py\", "
+                         "line 306, in _update_config', 'KeyError: \"[\'customer_tier\'] not in index\"' (twice), "
+                         "'failed (exitcode: 1) local_rank: 1', 'Received 15 death signal, shutting down workers', "
+                         "'job exited with 1'",
 }
