@@ -105,4 +105,41 @@ NOTES = {
                     "them closes; they send SIGHUP to their workers and exit. evidence: 'Received 1 death signal, "
                     "shutting down workers', 'Sending process 18687 closing signal SIGHUP', 'torch.distributed."
                     "elastic.multiprocessing.api.SignalException: Process 18677 got signal: 1', 'job exited with 1'",
+    "node-b-missing": f"rendezvous_timeout: {W}, with the c10d rendezvous (join_timeout=40); fcst-cpu-02's launcher "
+                      "was never started (the node did not come up), so fcst-cpu-01's launcher waits for the second "
+                      "node and gives up after the join timeout; no worker starts. evidence: 'raise "
+                      "RendezvousTimeoutError', 'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', "
+                      "'job exited with 1' (the log is short because nothing else ran)",
+    "port-taken": f"port_in_use: {W}; a stale process (a Python http.server left running on fcst-cpu-01 at "
+                  "10.111.0.11:30127) already holds the master port: fcst-cpu-01's launcher cannot create the store "
+                  "and exits; fcst-cpu-02's launcher, connected to the stale server, waits silently until the "
+                  "scheduler (the harness, after 100 s) ends it. evidence: 'torch.distributed.DistNetworkError: The "
+                  "server socket has failed to listen on any local network address. port: 30127, useIpv6: false, "
+                  "code: -98, name: EADDRINUSE, message: address already in use', 'job exited with 1'",
+    "ifname-node-b": f"nccl_network_config: {W}, but fcst-cpu-02's launcher ran with 'GLOO_SOCKET_IFNAME=ib0' (the "
+                     "InfiniBand name from another cluster's template; the host has only eth0 and lo): its two ranks "
+                     "fail to create the gloo device in DDP init and exit, while fcst-cpu-01's ranks wait in init "
+                     "until the scheduler (the harness, after 120 s) sends SIGTERM. evidence: 'RuntimeError: [enforce "
+                     "fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. "
+                     "Unable to find address for: ib0', 'host      : fcst-cpu-02', 'exitcode  : 1 (pid: 19926)', then "
+                     "'Received 15 death signal, shutting down workers' on fcst-cpu-01, 'job exited with 1'",
+    "stack-shape-rank2": f"collective_mismatch: {W}; the team's per-batch hook all-reduces a drift-check tensor every "
+                         "50 steps from step 100, and on rank 2 it flattens the whole first stack (829 floats) instead "
+                         "of its output layer (9 floats): at step 100 gloo sees the size mismatch; rank 1's gloo thread "
+                         "throws and the process aborts (SIGABRT, a symptom), the other ranks fail in the collective. "
+                         "evidence: \"terminate called after throwing an instance of 'gloo::EnforceNotMet'\", "
+                         "'what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+                         "pair.cc:456] op.preamble.length <= op.nbytes. 3316 vs 36. Received data size doesn\'t match "
+                         "expected size. Is there a distributed collective mismatch in your code?', '[rank0]:   File "
+                         "\"/tmp/wavecc-x-job/run/train_hooks.py\", line 10, in on_step', 'exitcode  : -6 (pid: 20534)"
+                         "  (SIGABRT)', 'job exited with 1'",
+    "slow-rank1-pg20": f"collective_timeout: {W}, with DDPStrategy(timeout=20 s) (--pg-timeout 20); the team's "
+                       "per-batch hook makes rank 1 (fcst-cpu-01) re-read its shard from slow storage at step 100 "
+                       "(a 60 s stall): the other ranks wait in DDP's gradient all-reduce and gloo's 20 s timeout "
+                       "fires on rank 2 first; the failure then spreads (rank 1, still in time.sleep, is stopped by "
+                       "its launcher and Lightning's SIGTERM handler fails in a broadcast). evidence: 'epoch 3 step "
+                       "100 train_loss 8.61195', '[rank2]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+                       "transport/tcp/unbound_buffer.cc:78] Timed out waiting 20000ms for recv operation to "
+                       "complete', '[rank3]: RuntimeError: Application timeout caused pair closure', '[rank: 1] "
+                       "Received SIGTERM: 15', '[rank1]:     time.sleep(60)', 'job exited with 1'",
 }
