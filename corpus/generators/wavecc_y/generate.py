@@ -168,6 +168,11 @@ SCENARIOS = [
     Scenario("export-tmpfs", "disk_full", job(30133, "--epochs 4"), EX, prep=prep(), tmpfs=(("export", "300k"),),
              timeout=100, hang_ok=True),
     Scenario("rank0-abort", "native_crash", job(30134, LONG), EX, prep=prep(hook="abort0"), timeout=100, hang_ok=True),
+    Scenario("layers-typo", "worker_exception", job(30135, "--layers 64-32-16x"), r"ValueError[\s\S]*" + EX, prep=prep(),
+             timeout=100, hang_ok=True),
+    Scenario("rank3-stopped-epoch4", "silent_hang", job(30136, LONG), r"\[rank 0\] epoch 3 validation", prep=prep(),
+             trigger=((r"\[rank 0\] epoch 3 validation", "rank3:STOP"), (60, "scheduler:15")), timeout=150,
+             hang_ok=True),
 ]
 
 if __name__ == "__main__":

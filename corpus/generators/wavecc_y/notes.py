@@ -126,4 +126,41 @@ NOTES = {
                          "line 306, in _update_config', 'KeyError: \"[\'customer_tier\'] not in index\"' (twice), "
                          "'failed (exitcode: 1) local_rank: 1', 'Received 15 death signal, shutting down workers', "
                          "'job exited with 1'",
+    "wrong-master-node-a2": f"rendezvous_timeout: {W}, with the c10d rendezvous (join_timeout=40); churn-trn-a2 was "
+                            "launched with a wrong '--master-addr 10.112.0.99' (no such host): its agent retries the "
+                            "store and fails, and churn-trn-a1's agent times out waiting for the second node; no "
+                            "worker ever starts. evidence: '[c10d] The client socket has failed to connect to any "
+                            "network address of (10.112.0.99, 30131).', 'TCP client failed to connect/validate to host "
+                            "10.112.0.99:30131 - retrying (try=0, timeout=60000ms, delay=630ms)', '(errno: 113 - No "
+                            "route to host)', 'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', "
+                            "'torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the "
+                            "C10d store has failed. See inner exception for details.', 'job exited with 1'",
+    "slow-rank1-pg20": f"collective_timeout: {WL}; with --pg-timeout 20 the script creates the gloo process group "
+                       "itself with a 20 s timeout (Lightning keeps it); the team's hook sleeps 60 s on global rank 1 "
+                       "(churn-trn-a1, local rank 1) at step 150 (a slow feature-store re-read), so ranks 0, 2 and 3 "
+                       "time out in DDP's next buffer broadcast (_sync_buffers / _distributed_broadcast_coalesced in "
+                       "the forward pass) and exit; rank 1 then finds its peers gone. evidence: 'rank 1: process "
+                       "group ready (gloo, timeout 20s)', '[rank2]: RuntimeError: Application timeout caused pair "
+                       "closure' (also ranks 0 and 3), '[rank1]: RuntimeError: [...] Connection closed by peer "
+                       "[10.112.0.11]:61137', 'job exited with 1'. A first run of this scenario wrote no log (its "
+                       "expected-text regex looked for 'Timed out'); this log is the rerun",
+    "old-pandas-node-a2": f"library_version_mismatch: {W}; churn-trn-a2's environment had an old pandas 1.5.3 (built "
+                          "against numpy 1.x) first on its PYTHONPATH, next to numpy 2.4.6: both of its workers die "
+                          "importing pandas (their two tracebacks interleave); churn-trn-a1's workers wait in "
+                          "Lightning's DDP setup until the harness, like a scheduler, SIGTERMs the job after 90 s. "
+                          "evidence: 'File \"/tmp/ccy-pydeps/pandas/__init__.py\", line 22, in <module>', 'ValueError: "
+                          "numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, "
+                          "got 88 from PyObject', 'failed (exitcode: 1) local_rank: 0', 'host      : churn-trn-a2', "
+                          "'Received 15 death signal, shutting down workers', 'job exited with 1'",
+    "export-tmpfs": f"disk_full: {W} (4 epochs); export (the save_model target) was a 300 KB tmpfs: training and "
+                    "evaluate() finish, then rank 0's save_model fails writing the 798 KB datamodule.sav with joblib "
+                    "(before its Trainer.save_checkpoint barrier, so the other ranks waiting there see 'Connection "
+                    "closed by peer [10.112.0.11]'). evidence: '`Trainer.fit` stopped: `max_epochs=4` reached.', "
+                    "'joblib.dump(dm, os.path.join(dir, \"datamodule.sav\"))', '[rank0]: OSError: [Errno 28] No space "
+                    "left on device', 'job exited with 1'",
+    "rank0-abort": f"native_crash: {WL}; the team's hook calls libc abort() (a native helper's failed assertion) on "
+                   "global rank 0 (churn-trn-a1, local rank 0) at step 250: SIGABRT with no Python traceback of its "
+                   f"own; {PEERS}. evidence: last progress '[rank 0] epoch 5 step 250 loss 0.5189', 'failed "
+                   "(exitcode: -6) local_rank: 0 (pid: 22290)', 'exitcode  : -6 (pid: 22290)  (SIGABRT)', 'traceback "
+                   ": Signal 6 (SIGABRT) received by PID 22290', 'job exited with 1'",
 }
