@@ -156,6 +156,12 @@ SCENARIOS = [
              timeout=120, hang_ok=True),
     Scenario("wrong-master-node-b", "rendezvous_timeout", job(30123, rdzv=C10D, master={1: "10.111.0.99"}), EX,
              prep=prep(), timeout=120, hang_ok=True),
+    Scenario("rank4-segv-3nodes", "native_crash", job(30124, n=3), EX, prep=prep(3),
+             trigger=((r"step 60 train_loss", "rank4:SEGV"),), timeout=150, hang_ok=True),
+    Scenario("preempt-3nodes", "job_preempted", job(30125, n=3), EX + "|step 180", prep=prep(3),
+             trigger=((r"step 180 train_loss", "scheduler:15"),), timeout=150, hang_ok=True),
+    Scenario("ckpt-tmpfs-later", "disk_full", job(30126), EX, prep=prep(), tmpfs=(("darts_logs", "900k"),),
+             timeout=150, hang_ok=True),
 ]
 
 if __name__ == "__main__":

@@ -142,4 +142,33 @@ NOTES = {
                        "transport/tcp/unbound_buffer.cc:78] Timed out waiting 20000ms for recv operation to "
                        "complete', '[rank3]: RuntimeError: Application timeout caused pair closure', '[rank: 1] "
                        "Received SIGTERM: 15', '[rank1]:     time.sleep(60)', 'job exited with 1'",
+    "old-lightning-node-b": f"library_version_mismatch: {W}, but fcst-cpu-02's launcher ran with PYTHONPATH="
+                            "/tmp/cc-x-pydeps, a site directory holding an old pytorch-lightning 1.9.5 (with its "
+                            "bundled lightning_fabric 1.9.5; installed with pip --no-deps --target) left from an "
+                            "older image: the old Lightning shadows the venv's 2.5.2 and cannot even be imported in "
+                            "this environment (its namespace-package code needs pkg_resources, which the current "
+                            "setuptools no longer provides), so both ranks on fcst-cpu-02 die at import; fcst-cpu-01's "
+                            "ranks wait in DDP init until the scheduler (the harness, after 100 s) sends SIGTERM. "
+                            "evidence: '  File \"/tmp/cc-x-pydeps/pytorch_lightning/__init__.py\", line 34, in "
+                            "<module>', '  File \"/tmp/cc-x-pydeps/lightning_fabric/__init__.py\", line 29, in "
+                            "<module>', '    __import__(\"pkg_resources\").declare_namespace(__name__)', "
+                            "\"ModuleNotFoundError: No module named 'pkg_resources'\", 'host      : fcst-cpu-02', then "
+                            "'Received 15 death signal, shutting down workers' on fcst-cpu-01, 'job exited with 1'",
+    "tiny-shm-node-b": f"shm_exhausted: {W}, with --workers 2 (DataLoader worker processes), and fcst-cpu-02's "
+                       "/dev/shm a 16 KB tmpfs (its own mount namespace): in Lightning's validation sanity check "
+                       "the DataLoader cannot create its worker queue's semaphore in /dev/shm on ranks 2 and 3; the "
+                       f"ranks on fcst-cpu-01 then fail in the next collective. evidence: '[rank2]:     "
+                       "self._run_sanity_check()', '[rank2]:     sl = self._semlock = _multiprocessing.SemLock(', "
+                       "'[rank2]: OSError: [Errno 28] No space left on device', '[rank3]: OSError: [Errno 28] No "
+                       "space left on device', '[rank1]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+                       "transport/tcp/pair.cc:553] Connection closed by peer [10.111.0.12]:57554.', 'job exited with "
+                       "1'",
+    "wrong-master-node-b": f"rendezvous_timeout: {W}, with the c10d rendezvous (join_timeout=40); fcst-cpu-02's "
+                           "launcher was given '--master-addr 10.111.0.99' (no such host), so it never reaches the "
+                           "store and fcst-cpu-01's launcher gives up after the join timeout; no worker starts. "
+                           "evidence: 'TCP client failed to connect/validate to host 10.111.0.99:30123 - retrying "
+                           "(try=0, timeout=60000ms, delay=529ms)', '(errno: 113 - No route to host)', 'raise "
+                           "RendezvousTimeoutError', 'torch.distributed.elastic.rendezvous.api."
+                           "RendezvousConnectionError: The connection to the C10d store has failed. See inner "
+                           "exception for details.', 'job exited with 1'",
 }
