@@ -163,4 +163,17 @@ NOTES = {
                    f"own; {PEERS}. evidence: last progress '[rank 0] epoch 5 step 250 loss 0.5189', 'failed "
                    "(exitcode: -6) local_rank: 0 (pid: 22290)', 'exitcode  : -6 (pid: 22290)  (SIGABRT)', 'traceback "
                    ": Signal 6 (SIGABRT) received by PID 22290', 'job exited with 1'",
+    "layers-typo": f"worker_exception: {W}, launched with a typo in the model config, CategoryEmbeddingModelConfig("
+                   "layers='64-32-16x'): every rank raises while PyTorch Tabular builds the backbone in prepare_model, "
+                   "before the process group forms; all four workers exit 1. evidence: 'category_embedding_model.py\", "
+                   "line 36, in _build_network', 'int(units),', \"ValueError: invalid literal for int() with base 10: "
+                   "'16x'\" (four times), 'failed (exitcode: 1) local_rank: 1', 'job exited with 1'",
+    "rank3-stopped-epoch4": f"silent_hang: {WL}; once rank 0 printed the epoch-3 validation metrics the harness sent "
+                            "SIGSTOP to global rank 3 (churn-trn-a2, local rank 1, pid 22982) at the start of epoch 4; "
+                            "the other ranks block in the next DDP gloo collective (default 30 min timeout) and nothing "
+                            "more is printed; 60 s after the start the harness, like a scheduler, SIGTERMed both "
+                            "torchrun agents and SIGKILLed the job 15 s later: no exit line. evidence: last progress "
+                            "\"[rank 0] epoch 3 validation {'valid_loss_0': 0.303, 'valid_loss': 0.303, "
+                            "'valid_accuracy': 0.857}\", then only 'Received 15 death signal, shutting down workers' "
+                            "and 'Sending process 22982 closing signal SIGTERM'",
 }
