@@ -162,6 +162,10 @@ SCENARIOS = [
              trigger=((r"step 180 train_loss", "scheduler:15"),), timeout=150, hang_ok=True),
     Scenario("ckpt-tmpfs-later", "disk_full", job(30126), EX, prep=prep(), tmpfs=(("darts_logs", "900k"),),
              timeout=150, hang_ok=True),
+    Scenario("healthy-tft", "no_failure", job(30127, "--model tft --model-name demand-tft --epochs 3"), DONE,
+             prep=prep(), timeout=200),
+    Scenario("hup-during-init", "terminal_hangup", job(30128), EX, prep=prep(),
+             trigger=((r"All distributed processes registered", "runner:HUP"),), timeout=150, hang_ok=True),
 ]
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ NOTES = {
                       "that when using `ckpt_path`, callbacks used to create the checkpoint need to be provided "
                       "during `Trainer` instantiation.', 'Restored all states from the checkpoint at darts_logs/"
                       "demand-nbeats/checkpoints/last-epoch=4.ckpt', 'train done: epochs=10 global_step=320 holdout "
-                      "MAE 1.1154', 'job exited with 0' (the script's own 'resumed ... (epochs trained: 0)' line "
+                      "MAE 1.1154', 'job exited with 0' (the script's own 'resumed demand-nbeats from its last checkpoint (epochs trained: 0)' line "
                       "prints Darts' epochs_trained of the loaded wrapper before fit, which reads 0)",
     "healthy-late-node": f"no_failure: {W}, with the c10d rendezvous ('--rdzv-backend c10d --rdzv-endpoint "
                          "10.111.0.11:30124 --rdzv-conf join_timeout=40'); fcst-cpu-02's launcher starts 20 s after "
@@ -171,4 +171,35 @@ NOTES = {
                            "RendezvousTimeoutError', 'torch.distributed.elastic.rendezvous.api."
                            "RendezvousConnectionError: The connection to the C10d store has failed. See inner "
                            "exception for details.', 'job exited with 1'",
+    "rank4-segv-3nodes": f"native_crash: {W3} (6 ranks); once rank 0's 'step 60 train_loss' line was printed the "
+                         "harness sent SIGSEGV to rank 4 (fcst-cpu-03, local rank 0), as a segfault in native code "
+                         "would; its launcher stops rank 5 and the ranks on fcst-cpu-01/02 fail in the next gloo "
+                         "collective. evidence: 'epoch 2 step 60 train_loss 12.13881', 'failed (exitcode: -11) "
+                         "local_rank: 0 (pid: 23362) of binary: /tmp/venv-cc-x/bin/python', 'host      : "
+                         "fcst-cpu-03', 'exitcode  : -11 (pid: 23362)  (SIGSEGV)', 'job exited with 1'",
+    "preempt-3nodes": f"job_preempted: {W3} (6 ranks); once rank 0's 'step 180 train_loss' line (epoch 8 of 10) was "
+                      "printed the scheduler (the harness) sent SIGTERM to all three launchers (a preemption), "
+                      "SIGKILL 15 s later if needed; the launchers shut the workers down (Lightning logs the SIGTERM "
+                      "on each rank) and exit. evidence: 'epoch 8 step 180 train_loss 7.01072', 'Received 15 death "
+                      "signal, shutting down workers', '[rank: 0] Received SIGTERM: 15', 'torch.distributed.elastic."
+                      "multiprocessing.api.SignalException: Process 23771 got signal: 15', 'job exited with 1'",
+    "ckpt-tmpfs-later": f"disk_full: {W}; the checkpoint directory darts_logs was a 900 KB tmpfs: epoch 0's "
+                        "checkpoints fit, and at the end of epoch 1 Lightning's ModelCheckpoint on rank 0 cannot "
+                        f"write the new best checkpoint; {PEERS}. evidence: 'rank 0 (fcst-cpu-01) finished epoch 1 "
+                        "global_step 64 metrics', \"[rank0]: OSError: [Errno 28] No space left on device: "
+                        "'/tmp/tmpudnkc3tj' -> '/tmp/wavecc-x-job/run/darts_logs/demand-nbeats/checkpoints/"
+                        "best-epoch=1-val_loss=14.24.ckpt'\", '[rank1]: RuntimeError: [/__w/pytorch/pytorch/"
+                        "third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer "
+                        "[10.111.0.11]:24461.', 'job exited with 1'",
+    "healthy-tft": f"no_failure: {W}, but with Darts' TFTModel (hidden 16, 1 LSTM layer, 2 attention heads, "
+                   "add_relative_index=True, 15.8K parameters) and 3 epochs: a plain run to the end. evidence: '15.8 K "
+                   "   Total params', '`Trainer.fit` stopped: `max_epochs=3` reached.', 'train done: epochs=3 "
+                   "global_step=96 holdout MAE 13.6320', 'job exited with 0'",
+    "hup-during-init": f"terminal_hangup: {W}; as soon as Lightning printed 'All distributed processes registered. "
+                       "Starting with 4 processes' (DDP set up, before the first training step) both launchers got "
+                       "SIGHUP, as when the SSH session that started them closes; they send SIGHUP to their workers "
+                       "and exit. evidence: 'All distributed processes registered. Starting with 4 processes', "
+                       "'Received 1 death signal, shutting down workers', 'Sending process 24994 closing signal "
+                       "SIGHUP', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process 24991 got "
+                       "signal: 1', 'job exited with 1'",
 }
