@@ -202,4 +202,13 @@ NOTES = {
                        "'Received 1 death signal, shutting down workers', 'Sending process 24994 closing signal "
                        "SIGHUP', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process 24991 got "
                        "signal: 1', 'job exited with 1'",
+    "val-mape-rank1": f"worker_exception: {W}; the team's validation hook (train_hooks.py's on_val_batch, called "
+                      "from the Lightning Callback's on_validation_batch_end) computes a per-batch MAPE from epoch 3 "
+                      "on and divides by the smallest target, which is zero on rank 1 (fcst-cpu-01): rank 1 raises "
+                      "ZeroDivisionError in epoch 3's validation loop; the other ranks then fail in the next gloo "
+                      "collective. evidence: '[rank1]:   File \"/tmp/wavecc-x-job/run/train_hooks.py\", line 9, in "
+                      "on_val_batch', '[rank1]:     mape = float(target.abs().mean()) / denom * 100', '[rank1]: "
+                      "ZeroDivisionError: float division by zero', '[rank0]: RuntimeError: [/__w/pytorch/pytorch/"
+                      "third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer "
+                      "[10.111.0.11]:16102.', 'job exited with 1'",
 }

@@ -70,6 +70,10 @@ class StepLog(Callback):
             loss = float(loss) if loss is not None else float("nan")
             log.info("epoch %d step %d train_loss %.5f", trainer.current_epoch, step, loss)
 
+    def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0):
+        if hooks is not None and hasattr(hooks, "on_val_batch"):
+            hooks.on_val_batch(rank, trainer.current_epoch, batch_idx, batch, pl_module)
+
     def on_train_epoch_end(self, trainer, pl_module):
         DONE.update(epoch=trainer.current_epoch, step=trainer.global_step)
         m = {k: round(float(v), 5) for k, v in trainer.callback_metrics.items()}
