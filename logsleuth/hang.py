@@ -230,10 +230,8 @@ def unheeded_sigterm(facts: Sequence[Fact], tail: Sequence[Event] = ()) -> Event
     ) or stuck_launcher(facts, tail)
 
 
-# the process id in PyTorch's glog-style prefix ("W1205 16:16:08.785000 21190 .../api.py:753] ...": ``%(process)d``,
-# ``torch/distributed/elastic/utils/logging.py``), and the agent's own exit on the signal
-# (``torch/distributed/elastic/multiprocessing/api.py`` ``_terminate_process_handler``: "Process 21190 got signal: 15")
-_GLOG_PID = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +(\d+) ")
+# the agent's own exit on the signal (``torch/distributed/elastic/multiprocessing/api.py``
+# ``_terminate_process_handler``: "Process 21190 got signal: 15")
 _AGENT_EXIT = re.compile(r"Process (\d+) got signal: ")
 
 
@@ -256,13 +254,13 @@ def stuck_launcher(facts: Sequence[Fact], tail: Sequence[Event] = ()) -> Event |
     exited: set[int] = set()  # agents that raised SignalException
     for f in facts:
         if isinstance(f, SignalFact):
-            m = _GLOG_PID.match(f.event.text)
-            if m is None:
+            pid = f.event.params.get("glog_id")  # the agent's pid in its logger's prefix (``parse.torch``)
+            if pid is None:
                 continue
             if "death signal" in f.event.text:
-                received.setdefault(int(m[1]), f.event)
+                received.setdefault(pid, f.event)
             elif f.sender == "launcher" and f.target is not None:
-                forwarded.add(int(m[1]))
+                forwarded.add(pid)
         elif isinstance(f, ExceptionFact) and f.type.endswith("SignalException"):
             exited.update(int(pid) for pid in _AGENT_EXIT.findall(f.event.text))
     exited.update(int(pid) for ev in tail if "got signal: " in ev.text for pid in _AGENT_EXIT.findall(ev.text))

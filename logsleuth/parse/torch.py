@@ -43,6 +43,10 @@ def recognise(body: str) -> Recognised | None:
             except ValueError:  # 29 February of a year that has none: keep the year-less time
                 pass
     rec.params["file"] = file
+    if m["tid"]:
+        # the prefix's id: ``%(process)d`` in torch's Python loggers (``torch/_logging/_internal.py``
+        # ``TorchLogsFormatter``: the elastic agent's lines), a thread id in C++ glog
+        rec.params["glog_id"] = int(m["tid"])
     r = _RANK_IN_MSG.search(body, m.end(), m.end() + 120)
     if r:
         rec.rank = plausible.rank(r["rank"] or r["rank2"])
