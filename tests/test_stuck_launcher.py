@@ -62,3 +62,43 @@ def test_one_agent_alone_is_no_evidence(tmp_path: Path) -> None:
     log.write_text("\n".join(cut) + "\n")
     ev = collect([str(log)], load_rules())
     assert stuck_launcher(ev.facts, ev.tail) is None
+
+
+# Where no agent printed its exit (Lightning's SIGTERM handler in every worker, each blocked in gloo on the stopped peer,
+# so neither agent's workers died of the signal): wave BW's PyTorch Forecasting and wave CC's PyTorch Tabular runs end
+# with the agents' "Received 15 death signal" / "closing signal SIGTERM" lines and nothing after them.
+@pytest.mark.parametrize(
+    "run", ["run-wavebw-r-rank-stopped", "run-wavecc-y-rank1-stopped", "run-wavecc-y-rank3-stopped-epoch4"]
+)
+def test_a_log_that_ends_with_the_forwarded_sigterm_had_stuck_workers(run: str) -> None:
+    ev = collect([str(LOGS / run / "job.log")], load_rules())
+    found = stuck_launcher(ev.facts, ev.tail)
+    assert found is not None and "Received 15 death signal" in found.text
+    d = analyze([str(LOGS / run / "job.log")], model=False)
+    assert d.root_cause == "silent_hang"
+    assert "the log ends there" in d.message
+
+
+def test_a_worker_that_answered_the_sigterm_is_a_preemption(tmp_path: Path) -> None:
+    # the same wave's preempted run: every worker's Lightning handler printed "[rank: N] Received SIGTERM: 15"
+    ev = collect([str(LOGS / "run-wavecc-y-preempt" / "job.log")], load_rules())
+    assert stuck_launcher(ev.facts, ev.tail) is None
+    assert analyze([str(LOGS / "run-wavecc-y-preempt" / "job.log")], model=False).root_cause == "job_preempted"
+    # an edit of two real logs: the stopped run followed by one worker's answer from the preempted run
+    answer = next(
+        ln
+        for ln in (LOGS / "run-wavecc-y-preempt" / "job.log").read_text().splitlines()
+        if ln.startswith("[rank: 0] Received SIGTERM")
+    )
+    log = tmp_path / "job.log"
+    log.write_text((LOGS / "run-wavecc-y-rank1-stopped" / "job.log").read_text() + answer + "\n")
+    ev = collect([str(log)], load_rules())
+    assert stuck_launcher(ev.facts, ev.tail) is None
+
+
+def test_a_silent_sighup_is_not_read_as_stuck_workers() -> None:
+    # a terminal hang-up ends the job silently too: only SIGTERM's silence says the workers could not act on it
+    quiet_hup = LOGS / "run-wavel-a-torchrun-ctr-tee-terminal-closed" / "job.log"
+    ev = collect([str(quiet_hup)], load_rules())
+    assert stuck_launcher(ev.facts, ev.tail) is None
+    assert analyze([str(quiet_hup)], model=False).root_cause == "terminal_hangup"
