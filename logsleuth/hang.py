@@ -73,7 +73,6 @@ STALL_CONFIDENCE = 0.85  # silent_hang when progress stopped long before the job
 # sigterm"); lower than a measured stall: a SIGTERM handler saving a large checkpoint can outlast the grace period too
 UNHEEDED_CONFIDENCE = 0.7
 UNHEEDED_ID = "sigterm-unheeded"
-NOTHING_ANSWERED = "nothing_answered"  # ``Event.params`` key: ``_nothing_answered``'s reading
 FR_DOCS = "https://docs.pytorch.org/tutorials/unstable/flight_recorder_tutorial.html"
 NCCL_ENV_DOCS = "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html"
 
@@ -214,7 +213,7 @@ def unheeded_sigterm(facts: Sequence[Fact], tail: Sequence[Event] = ()) -> Event
        ``torch/multiprocessing/spawn.py`` ``ProcessContext.join``: "Unable to shutdown process N via 15, forcefully
        exiting via 9"), read as a launcher ``SignalFact`` SIGKILL.
     2. Else ``stuck_launcher(facts, tail)``: a launcher that forwarded the stop signal and never finished while
-       another did, or a log that ends with the agents forwarding SIGTERM and no worker acting on it.
+       another did.
     """
     from .factlayer.kinds import SignalFact
 
@@ -246,8 +245,7 @@ def stuck_launcher(facts: Sequence[Fact], tail: Sequence[Event] = ()) -> Event |
     no ``SignalException``. Read only where another agent of the same job, signalled at the same time, did print its
     own: the log holds the shutdown's end, so the missing one is a stuck worker, not a cut log. Agents are told apart by
     the pid of their glog prefix; their exits are read in any traceback block and in the job's last events (``tail``),
-    as two agents writing one console interleave their tracebacks line by line. Where no agent printed its exit, the
-    log must end with the agents' shutdown lines and nothing else (``_nothing_answered``).
+    as two agents writing one console interleave their tracebacks line by line.
     """
     from .factlayer.kinds import ExceptionFact, SignalFact
 
@@ -267,35 +265,8 @@ def stuck_launcher(facts: Sequence[Fact], tail: Sequence[Event] = ()) -> Event |
             exited.update(int(pid) for pid in _AGENT_EXIT.findall(f.event.text))
     exited.update(int(pid) for ev in tail if "got signal: " in ev.text for pid in _AGENT_EXIT.findall(ev.text))
     if not exited & received.keys():
-        return None if exited else _nothing_answered(tail, forwarded)
+        return None
     return next((ev for pid, ev in received.items() if pid in forwarded and pid not in exited), None)
-
-
-# what a torchrun agent prints while it shuts its workers down (``agent/server/api.py`` ``_invoke_run``'s handler:
-# "Received 15 death signal, shutting down workers"; ``multiprocessing/api.py`` ``_close``: "Sending process N closing
-# signal SIGTERM")
-_AGENT_SHUTDOWN = re.compile(r"Received \d+ death signal, shutting down workers|Sending process \d+ closing signal SIG")
-
-
-def _nothing_answered(tail: Sequence[Event], forwarded: set[int]) -> Event | None:
-    """The first "Received 15 death signal" line of ``tail`` when the job's log ends with the agents' shutdown and nothing
-    after it, or None.
-
-    When no agent printed its exit, a scheduler's SIGTERM that workers acted on still shows: a worker dies of it at once
-    (its agent then raises ``SignalException``) or its handler speaks (Lightning's "[rank: N] Received SIGTERM: 15", a
-    checkpoint save, a traceback). A log whose last lines are only the agents receiving the signal and forwarding it
-    (``_AGENT_SHUTDOWN``) had workers that could not act on it: blocked in a collective on a stopped peer, where a
-    Python handler never runs, until the scheduler's SIGKILL. Only SIGTERM (15): a SIGHUP that ends a job silently is
-    a terminal hang-up, not a hang. Across the corpus's 103 preempted torchrun jobs none ends this way; 10 stopped-rank
-    runs do."""
-    if not forwarded:
-        return None
-    start = next((i for i, ev in enumerate(tail) if "Received 15 death signal" in ev.text), None)
-    if start is None or start == 0:
-        return None
-    if all(_AGENT_SHUTDOWN.search(ev.text) for ev in tail[start:]):
-        return dataclasses.replace(tail[start], params={**tail[start].params, NOTHING_ANSWERED: True})
-    return None
 
 
 def _flight_event(fa: FlightAnalysis) -> Event:
@@ -680,14 +651,7 @@ def decide(
                 " (the progress lines print no clock: the dated line before the last step and the job's cadence, "
                 f"{step} a line, date it)"
             )
-        if by_unheeded and unheeded is not None and unheeded.params.get(NOTHING_ANSWERED):
-            gap = (
-                f"the launchers forwarded the scheduler's SIGTERM to their workers ({unheeded.path}:{unheeded.line}) and "
-                "the log ends there: no worker died of it, spoke or exited, and no launcher finished shutting down. "
-                "The workers were stuck (blocked in a collective on a stopped or hung peer, where a signal handler "
-                "never runs) when the job was stopped from outside"
-            )
-        elif by_unheeded and unheeded is not None and "death signal" in unheeded.text:
+        if by_unheeded and unheeded is not None and "death signal" in unheeded.text:
             gap = (
                 f"a launcher forwarded the stop signal to its workers ({unheeded.path}:{unheeded.line}) and never "
                 "finished shutting down, while the job's other launchers did: one of its workers was stuck (stopped, "
