@@ -162,7 +162,7 @@ def test_decisive_line_deleted_model_still_names_the_cause(clf, rules, tmp_path:
     assert d.hypotheses[0].method == "model"
 
 
-# Healthy logs the product still flags, each a known miss reported in README ("Fresh batches") and in the note:
+# Healthy logs the product still flags, each a known miss reported in docs/history.md ("Fresh batches") and in the note:
 # kept here so the check below holds for every other healthy log, and fails the day one of these is read right (then
 # delete it from the list). None since the session of wave BR: the last, wave AY's `fabric run` launched again by a
 # shell loop after a port clash, is read healthy (``recovered._trained_only_after``; tests/test_fact_launch_retry.py),

@@ -56,7 +56,7 @@ def _answer(rel: str) -> tuple[str, str | None]:
         pytest.param(
             "run-waveal-c-launch-strokes-shm-loader",
             "shm_exhausted",
-            marks=pytest.mark.xfail(strict=True, reason="read native_crash since wave BG's epoch count (README)"),
+            marks=pytest.mark.xfail(strict=True, reason="read native_crash since wave BG's epoch count (docs/history.md)"),
         ),
         ("run-waveal-c-launch-strokes-lexicon", "silent_hang"),  # the launcher got SIGINT, nothing failed
         ("run-waveal-c-fleet-strokes-time-limit", "job_preempted"),  # the launcher got SIGTERM

@@ -1,5 +1,5 @@
 """Wave BW (``heldout78``): real multi-node runs of MONAI's engines, Diffusers on Accelerate, TorchTNT, OpenCLIP
-and PyTorch Forecasting, measured blind before any change for them (README "Fresh batches"). What their misses
+and PyTorch Forecasting, measured blind before any change for them (docs/history.md, "Fresh batches"). What their misses
 showed that is general, tested on their logs and on edits of them that change only the fact in question."""
 
 from __future__ import annotations

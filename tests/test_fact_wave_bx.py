@@ -1,5 +1,5 @@
 """Wave BX (``heldout79``): real multi-node runs of SpeechBrain, Opacus, MosaicML Streaming and timm's train.py,
-measured blind before any change for them (README "Fresh batches"). What their misses showed that is general, tested
+measured blind before any change for them (docs/history.md, "Fresh batches"). What their misses showed that is general, tested
 on their logs and on edits of them that change only the fact in question:
 
 - a running elapsed figure on untimed progress lines ("epoch 0 step 150: loss 0.0687 acc 0.818 (10.4s)") and an
