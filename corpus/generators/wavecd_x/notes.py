@@ -127,4 +127,24 @@ NOTES = {
                            "RendezvousTimeoutError', 'torch.distributed.elastic.rendezvous.api."
                            "RendezvousConnectionError: The connection to the C10d store has failed. See inner "
                            "exception for details.', 'job exited with 1'",
+    "rank3-abort": f"native_crash: {W}; the team's per-batch hook calls libc abort() through ctypes on global rank "
+                   "3 (nlp-train-08, local rank 1) at the first batch of epoch 3 (a C helper aborting): the process "
+                   "dies with SIGABRT; " + PEERS + ". evidence: 'failed (exitcode: -6) local_rank: 1 (pid: 19394)', "
+                   "'exitcode  : -6 (pid: 19394)  (SIGABRT)', 'traceback : Signal 6 (SIGABRT) received by PID "
+                   "19394', 'Connection closed by peer [10.113.0.12]:29076', 'job exited with 1'",
+    "data-path-node-b": f"worker_exception: {W}, except that nlp-train-08 is launched with --data "
+                        "data/ner-synth-v2 (a corpus path that does not exist on the shared filesystem): its two "
+                        "workers fail in Flair's ColumnCorpus/ColumnDataset while loading the data, before training; "
+                        "the ranks on nlp-train-07 then fail in the corpus check's all_gather_object on the closed "
+                        "connection. evidence: '2026-12-05 22:30:34,842 Reading data from data/ner-synth-v2', "
+                        "'[rank2]:     assert path_to_column_file.exists()', '[rank2]: AssertionError', "
+                        "'[rank1]:     all_gather(object_size_list, local_size, group=group)', 'Connection closed by "
+                        "peer [10.113.0.12]:25775', 'job exited with 1'",
+    "preempt-3nodes-eval": f"job_preempted: {W3} (6 ranks); the scheduler (the harness) sends SIGTERM to all "
+                           "three torchrun launchers as soon as the epoch-2 checkpoint line is printed, i.e. while "
+                           "the ranks save model_epoch_2.pt and start the DEV evaluation; the launchers forward it "
+                           "to their workers and exit. evidence: '2026-12-05 22:30:59,782 Saving model at current "
+                           "epoch since 'save_model_each_k_epochs=1' was set', 'Received 15 death signal, shutting "
+                           "down workers', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process "
+                           "19623 got signal: 15', 'job exited with 1'",
 }
