@@ -72,4 +72,32 @@ NOTES = {
                       f"process 16812 (python)'); {PEERS}. evidence: 'failed (exitcode: -9) local_rank: 1 (pid: "
                       "16812)', 'rank      : 1 (local_rank: 1)', 'exitcode  : -9 (pid: 16812)  (SIGKILL)', 'Signal 9 "
                       "(SIGKILL) received by PID 16812', 'job exited with 1'",
+    "eval-prior-index": f"worker_exception: {W}; the team's evaluation hook (on_eval, before each full_sort_predict) "
+                        "indexes a 1000-entry popularity prior with the newest item ids (RecBole's n_items is 1001 "
+                        "with its padding id 0) on global rank 2 (recsys-cpu-02) in the epoch-0 validation: "
+                        f"IndexError; {PEERS}. evidence: 'epoch 0 training [time: 0.68s, train loss: 40.8855]', "
+                        "'[rank2]:   File \"/tmp/wavecd-y-job/run/train_hooks.py\", line 7, in on_eval', '[rank2]: "
+                        "IndexError: index 1000 is out of bounds for dimension 0 with size 1000', '[rank1]: "
+                        "RuntimeError: [...pair.cc:553] Connection closed by peer [10.114.0.12]:36022', 'job exited "
+                        "with 1'",
+    "rank1-stopped": f"silent_hang: {W}; {AT} global rank 1 (recsys-cpu-01) was stopped with SIGSTOP; the other "
+                     "ranks wait in gloo (default 30 min timeout) and nothing more is printed until the scheduler "
+                     "sends SIGTERM to both launchers about 58 s later (SIGKILL 15 s after that; no 'job exited' "
+                     "line). evidence: '05 Dec 22:27    INFO  epoch 3 training [time: 0.62s, train loss: 39.3001]' "
+                     "then 'W1205 22:28:02.294000 17616 ... Received 15 death signal, shutting down workers', "
+                     "'Sending process 17626 closing signal SIGTERM', 'SignalException: Process 17620 got signal: 15'",
+    "port-taken": f"port_in_use: {W}; before the job a stale 'python -m http.server' was left listening on "
+                  "10.114.0.11:30158 (the job's master port) on recsys-cpu-01: node 0's torchrun cannot create its "
+                  "static-rendezvous TCPStore and exits at once; node 1's launcher keeps trying the port until the "
+                  "harness ends it after 100 s (no training line in the log). evidence: 'static_tcp_rendezvous.py\", "
+                  "line 67, in next_rendezvous', 'torch.distributed.DistNetworkError: The server socket has failed "
+                  "to listen on any local network address. port: 30158, useIpv6: false, code: -98, name: "
+                  "EADDRINUSE, message: address already in use', 'job exited with 1'",
+    "ifname-node-b": f"nccl_network_config: {W}; recsys-cpu-02 was launched with GLOO_SOCKET_IFNAME=ib0 (no such "
+                     "interface there): both its ranks fail in init_process_group (inside RecBole's Config, before "
+                     "any RecBole log line); node 0's ranks keep waiting for the group until the harness ends the "
+                     "job after 120 s. evidence: 'RuntimeError: [enforce fail at /__w/pytorch/pytorch/third_party/"
+                     "gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find address for: ib0', "
+                     "'failed (exitcode: 1) local_rank: 0 (pid: 19377)', then 'Received 15 death signal, shutting "
+                     "down workers', 'job exited with 1'",
 }
