@@ -133,7 +133,7 @@ SCENARIOS = [
              timeout=150, hang_ok=True),
     Scenario("ckpt-tmpfs", "disk_full", job(30140), EX, prep=prep(), tmpfs=(("out-ner", "300k"),), timeout=150,
              hang_ok=True),
-    Scenario("huge-lr", "training_divergence", job(30141, "--lr 1e30 --max-grad-norm 0 --stop-on-nan"), r"nan[\s\S]*" + EX,
+    Scenario("huge-lr", "training_divergence", job(30141, "--lr 3e38 --max-grad-norm 0 --stop-on-nan"), r"nan[\s\S]*" + EX,
              prep=prep(), timeout=150, hang_ok=True),
     Scenario("rank-stopped", "silent_hang", job(30142), AT, prep=prep(),
              trigger=((AT, "rank1:STOP"), (80, "scheduler:15")), timeout=200, hang_ok=True),

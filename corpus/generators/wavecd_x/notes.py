@@ -147,4 +147,10 @@ NOTES = {
                            "epoch since 'save_model_each_k_epochs=1' was set', 'Received 15 death signal, shutting "
                            "down workers', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process "
                            "19623 got signal: 15', 'job exited with 1'",
+    "huge-lr": f"training_divergence: {W}, but with learning rate 3e38 (an exponent typo), no gradient clipping "
+               "(--max-grad-norm 0) and the team's --stop-on-nan guard (a Flair TrainerPlugin on metric_recorded): "
+               "the weights overflow after the first SGD step, every later batch loss is nan, and at the end of "
+               "epoch 1 the guard raises on every rank. evidence: 'epoch 1 - iter 1/19 - loss 2.59714358', "
+               "'epoch 1 - iter 19/19 - loss nan', '[rank0]: RuntimeError: non-finite training loss nan at epoch 1; "
+               "stopping', 'job exited with 1'",
 }
