@@ -74,6 +74,22 @@ def on_batch(rank, epoch, batch_no, trainer):
     if rank == 3 and epoch == 3 and batch_no == 0:
         ctypes.CDLL(None).abort()
 ''',
+    "zerodiv0": '''
+# per-class entity ratio for the team dashboard, logged by rank 0 from epoch 3; MISC never occurs in this corpus
+counts = {"PER": 0, "ORG": 0, "LOC": 0, "MISC": 0}
+def on_batch(rank, epoch, batch_no, trainer):
+    if rank == 0 and epoch == 3 and batch_no == 10:
+        ratios = {k: counts["PER"] / v for k, v in counts.items()}
+        print(f"entity ratios: {ratios}", flush=True)
+''',
+    "leak5": '''
+import torch
+# keeps a copy of the batch activations per batch for a later plot; rank 5 also keeps a 64 MB scratch copy
+history = []
+def on_batch(rank, epoch, batch_no, trainer):
+    if rank == 5 and epoch >= 2:
+        history.append(torch.ones(16 * 1024 * 1024))
+''',
     "slow1": '''
 import time
 # rank 1 re-reads its gazetteer from slow storage in epoch 2 (60 s)
@@ -159,6 +175,18 @@ SCENARIOS = [
              prep=prep(), timeout=120, hang_ok=True),
     Scenario("preempt-3nodes-eval", "job_preempted", job(30143, n=3), EX + "|" + AT, prep=prep(3),
              trigger=((r"EPOCH 2 done[\s\S]*Saving model", "scheduler:15"),), timeout=150, hang_ok=True),
+    Scenario("healthy-wide-onehot", "no_failure", job(30144, "--no-char --hidden 64 --lr 0.2 --epochs 5 "
+             "--save-every 2 --batch-size 24"), DONE, prep=prep(), timeout=200),
+    Scenario("final-model-tmpfs", "disk_full", job(30145, "--save-every 0"), EX, prep=prep(),
+             tmpfs=(("out-ner", "100k"),), timeout=150, hang_ok=True),
+    Scenario("leak-oom-node-c", "host_oom_killed", job(30146, "--epochs 3", n=3), EX, prep=prep(3, hook="leak5"),
+             memory=4 << 30, timeout=150, hang_ok=True),
+    Scenario("rank0-zerodiv", "worker_exception", job(30147), r"ZeroDivisionError[\s\S]*" + EX,
+             prep=prep(hook="zerodiv0"), timeout=150, hang_ok=True),
+    Scenario("rank2-stopped-epoch3", "silent_hang", job(30148), r"epoch 3 - iter 10/", prep=prep(),
+             trigger=((r"epoch 3 - iter 10/", "rank2:STOP"), (75, "scheduler:15")), timeout=200, hang_ok=True),
+    Scenario("ifname-node-a", "nccl_network_config", job(30149, env={0: "GLOO_SOCKET_IFNAME=eth1"}), EX, prep=prep(),
+             timeout=120, hang_ok=True),
 ]
 
 if __name__ == "__main__":

@@ -153,4 +153,31 @@ NOTES = {
                "epoch 1 the guard raises on every rank. evidence: 'epoch 1 - iter 1/19 - loss 2.59714358', "
                "'epoch 1 - iter 19/19 - loss nan', '[rank0]: RuntimeError: non-finite training loss nan at epoch 1; "
                "stopping', 'job exited with 1'",
+    "healthy-wide-onehot": f"no_failure: {W}, but with one-hot embeddings only (--no-char), BiLSTM hidden 64, lr "
+                           "0.2, mini_batch_size 24, 5 epochs and save_model_each_k_epochs=2: nothing injected. "
+                           "evidence: ' - mini_batch_size: \"24\"', 'Saving model at current epoch since "
+                           "'save_model_each_k_epochs=2' was set', 'EPOCH 5 done: loss 0.2552 - lr: 0.200000', "
+                           "'training done: test_score=0.8690', 'job exited with 0'",
+    "final-model-tmpfs": f"disk_full: {W}, but without per-epoch checkpoints (--save-every 0); the base path "
+                         "out-ner is a 100 KB tmpfs that holds the training log and the per-epoch dev.tsv, and "
+                         "after epoch 4 rank 0 fails to write final-model.pt (about 135 KB) in the trainer's "
+                         "_save_model; the other ranks wait in its barrier and fail on the closed connection. "
+                         "evidence: 'EPOCH 4 done: loss 0.4478 - lr: 0.100000', '[rank0]: RuntimeError: "
+                         "basic_ios::clear: iostream error', '[rank0]:     self._save_model(base_path / "
+                         "\"final-model.pt\", checkpoint=save_optimizer_state)', '[rank0]: RuntimeError: [enforce "
+                         "fail at inline_container.cc:672] . unexpected pos 31488 vs 31376', 'Connection closed by "
+                         "peer [10.113.0.11]:30635', 'job exited with 1'",
+    "leak-oom-node-c": f"host_oom_killed: {W3} (6 ranks), --epochs 3; the whole job runs in a 4 GiB cgroup-v1 "
+                       "memory limit and the team's per-batch hook keeps a 64 MB tensor per batch on global rank 5 "
+                       "(nlp-train-09, local rank 1) from epoch 2: the kernel's memcg OOM killer SIGKILLs rank 5 "
+                       "just after epoch 2 (dmesg: Memory cgroup out of memory: Killed process 22703); the peers "
+                       "then fail on the closed connection. evidence: 'EPOCH 2 done: loss 1.2385 - lr: 0.100000', "
+                       "'failed (exitcode: -9) local_rank: 1 (pid: 22703)', 'exitcode  : -9 (pid: 22703)  "
+                       "(SIGKILL)', 'traceback : Signal 9 (SIGKILL) received by PID 22703', 'job exited with 1'",
+    "rank0-zerodiv": f"worker_exception: {W}; the team's per-batch hook computes per-class entity ratios for a "
+                     "dashboard on global rank 0 (nlp-train-07) in epoch 3 after batch 11 and divides by the count "
+                     "of a class that never occurs; the other ranks then fail in their next gloo collective. "
+                     "evidence: 'epoch 3 - iter 11/19 - loss 0.70992171', '[rank0]:   File \"/tmp/wavecd-x-job/run/"
+                     "train_hooks.py\", line 5, in <dictcomp>', '[rank0]: ZeroDivisionError: division by zero', "
+                     "'job exited with 1'",
 }
