@@ -136,4 +136,34 @@ NOTES = {
                        "RuntimeError: [.../unbound_buffer.cc:129] Timed out waiting 20000ms for send operation to "
                        "complete', 'rank      : 1 (local_rank: 1)', 'exitcode  : -15 (pid: 21648)  (SIGTERM)', 'job "
                        "exited with 1'",
+    "healthy-late-node": f"no_failure: {W.replace('--master-addr 10.114.0.11', '--master-addr 10.114.0.11 --rdzv-backend c10d --rdzv-endpoint 10.114.0.11:30156 --rdzv-conf join_timeout=40')}"
+                         "; recsys-cpu-02 started 20 s after recsys-cpu-01 (within join_timeout): nothing injected. "
+                         "evidence: 'node_rank is only used for static rdzv_backend. It will be ignored for "
+                         "rdzv_backend=c10d.', 'epoch 0 training [time: 1.48s, train loss: 40.8855]', 'train done: "
+                         "model=BPR best_valid_score=0.2009 world_size=4', 'job exited with 0'",
+    "node-b-missing": f"rendezvous_timeout: {W.replace('--master-addr 10.114.0.11', '--master-addr 10.114.0.11 --rdzv-backend c10d --rdzv-endpoint 10.114.0.11:30157 --rdzv-conf join_timeout=40')}"
+                      "; recsys-cpu-02 was never started: recsys-cpu-01's launcher waits join_timeout=40 s for the "
+                      "second node and gives up (no worker ever starts, no RecBole line). evidence: "
+                      "'dynamic_rendezvous.py\", line 680, in run', '    raise RendezvousTimeoutError', "
+                      "'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', 'job exited with 1'",
+    "wrong-master-node-b": f"rendezvous_timeout: {W.replace('--master-addr 10.114.0.11', '--master-addr 10.114.0.11 --rdzv-backend c10d --rdzv-endpoint MASTER:30154 --rdzv-conf join_timeout=40')}"
+                           "; recsys-cpu-02 was launched with --master-addr 10.114.0.99 (a typo'd/stale master "
+                           "address nobody answers on): its launcher retries the c10d store for 60 s ('No route to "
+                           "host' on the bridge) and fails; recsys-cpu-01's launcher, alone in the rendezvous, ends "
+                           "without printing an error of its own; no worker ever starts. (Labelled rendezvous_timeout "
+                           "as the brief maps a wrong master address; the connect errors read 'No route to host'.) "
+                           "evidence: 'TCP client failed to connect/validate to host 10.114.0.99:30154 - retrying "
+                           "(try=0, timeout=60000ms, delay=376ms)', 'TCP client failed to connect/validate to host "
+                           "10.114.0.99:30154 - timed out (try=7, timeout=60000ms)', 'torch.distributed."
+                           "DistNetworkError: The client socket has failed to connect to any network address of "
+                           "(10.114.0.99, 30154).', 'RendezvousConnectionError: The connection to the C10d store has "
+                           "failed. See inner exception for details.', 'job exited with 1'",
+    "auc-metric-node-b": f"worker_exception: {W}; recsys-cpu-02 was launched with a different metric list "
+                         "(--extra metrics=AUC, a value-based metric) while evaluation is full-sort ranking: "
+                         "RecBole's Config rejects it on both of that node's ranks before they join the process "
+                         "group; recsys-cpu-01's ranks time out in init_process_group (--pg-timeout 40). Two ranks' "
+                         "tracebacks are interleaved in the log. evidence: 'NotImplementedError: Full sort evaluation "
+                         "do not match value-based metrics!', 'host      : recsys-cpu-02', 'exitcode  : 1 (pid: "
+                         "23903)', 'DistStoreError: wait timeout after 40000ms, keys: /default_pg/0//cpu//0/2', 'job "
+                         "exited with 1'",
 }
