@@ -90,6 +90,13 @@ def on_batch(rank, epoch, batch_no, trainer):
     if rank == 5 and epoch >= 2:
         history.append(torch.ones(16 * 1024 * 1024))
 ''',
+    "slow4": '''
+import time
+# rank 4 rebuilds its gazetteer cache at the start of epoch 2 (45 s)
+def on_batch(rank, epoch, batch_no, trainer):
+    if rank == 4 and epoch == 2 and batch_no == 0:
+        time.sleep(45)
+''',
     "slow1": '''
 import time
 # rank 1 re-reads its gazetteer from slow storage in epoch 2 (60 s)
@@ -187,6 +194,10 @@ SCENARIOS = [
              trigger=((r"epoch 3 - iter 10/", "rank2:STOP"), (75, "scheduler:15")), timeout=200, hang_ok=True),
     Scenario("ifname-node-a", "nccl_network_config", job(30149, env={0: "GLOO_SOCKET_IFNAME=eth1"}), EX, prep=prep(),
              timeout=120, hang_ok=True),
+    Scenario("hup-3nodes-epoch3", "terminal_hangup", job(30140, n=3), EX + "|epoch 3", prep=prep(3),
+             trigger=((r"epoch 3 - iter 3/", "runner:HUP"),), timeout=150, hang_ok=True),
+    Scenario("slow-rank4-3nodes-pg15", "collective_timeout", job(30141, "--pg-timeout 15 --epochs 3", n=3),
+             r"[Tt]imed out[\s\S]*" + EX, prep=prep(3, hook="slow4"), timeout=150, hang_ok=True),
 ]
 
 if __name__ == "__main__":

@@ -180,4 +180,37 @@ NOTES = {
                      "evidence: 'epoch 3 - iter 11/19 - loss 0.70992171', '[rank0]:   File \"/tmp/wavecd-x-job/run/"
                      "train_hooks.py\", line 5, in <dictcomp>', '[rank0]: ZeroDivisionError: division by zero', "
                      "'job exited with 1'",
+    "rank2-stopped-epoch3": f"silent_hang: {W}; SIGSTOP to global rank 2 (nlp-train-08, local rank 0) once the "
+                            "'epoch 3 - iter 10/19' line was printed; the other ranks block in the next DDP "
+                            "allreduce (default 30 min gloo timeout) and nothing more is printed until the harness, "
+                            "acting as the scheduler, sends SIGTERM to both launchers at 75 s and SIGKILL 15 s "
+                            "later (no 'job exited' line). evidence: last training line '2026-12-05 22:35:41,961 "
+                            "epoch 3 - iter 10/19 - loss 0.72717385', then 60 s of silence, then 'Received 15 death "
+                            "signal, shutting down workers' and 'SignalException: Process 23228 got signal: 15'",
+    "ifname-node-a": f"nccl_network_config: {W}, except that nlp-train-07 (the master node, which also hosts the "
+                     "launchers' store) is launched with GLOO_SOCKET_IFNAME=eth1 (no such interface there): both of "
+                     "its workers fail in init_process_group and its launcher exits, taking the store with it; the "
+                     "workers on nlp-train-08, still connecting their gloo pairs through the store, then fail. "
+                     "evidence: 'RuntimeError: [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/"
+                     "tcp/device.cc:84] ifa != nullptr. Unable to find address for: eth1', 'host      : nlp-train-07', "
+                     "'torch.distributed.DistNetworkError: Failed to recv, got 0 bytes. Connection was likely closed. "
+                     "Did the remote server shutdown or crash?', 'job exited with 1'",
+    "hup-3nodes-epoch3": f"terminal_hangup: {W3} (6 ranks); SIGHUP to all three torchrun launchers (the launching "
+                         "terminal closing) right after the 'epoch 3 - iter 3/13' line; they forward it to their "
+                         "workers and exit. evidence: '2026-12-05 22:38:14,184 epoch 3 - iter 3/13 - loss "
+                         "1.09804569', 'Received 1 death signal, shutting down workers', "
+                         "'torch.distributed.elastic.multiprocessing.api.SignalException: Process 24305 got signal: "
+                         "1', 'job exited with 1'",
+    "slow-rank4-3nodes-pg15": f"collective_timeout: {W3} (6 ranks), --epochs 3, with the gloo process group "
+                              "created with a 15 s timeout (--pg-timeout 15); the team's per-batch hook makes global "
+                              "rank 4 (nlp-train-09, local rank 0) sleep 45 s after the first batch of epoch 2 "
+                              "(rebuilding a gazetteer cache): the other ranks time out in the next DDP allreduce; "
+                              "rank 0 reports the connection to nlp-train-09 closing once rank 5 has exited, and "
+                              "the launchers SIGTERM the rest (rank 4 is still asleep). evidence: 'epoch 2 - iter "
+                              "1/13 - loss 1.31317068', '[rank5]: RuntimeError: [/__w/pytorch/pytorch/third_party/"
+                              "gloo/gloo/transport/tcp/unbound_buffer.cc:129] Timed out waiting 15000ms for send "
+                              "operation to complete', '[rank3]: RuntimeError: [/__w/pytorch/pytorch/third_party/"
+                              "gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 15000ms for recv "
+                              "operation to complete', 'Connection closed by peer [10.113.0.13]:5318', 'job exited "
+                              "with 1'",
 }
