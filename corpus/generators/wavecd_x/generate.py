@@ -198,6 +198,12 @@ SCENARIOS = [
              trigger=((r"epoch 3 - iter 3/", "runner:HUP"),), timeout=150, hang_ok=True),
     Scenario("slow-rank4-3nodes-pg15", "collective_timeout", job(30141, "--pg-timeout 15 --epochs 3", n=3),
              r"[Tt]imed out[\s\S]*" + EX, prep=prep(3, hook="slow4"), timeout=150, hang_ok=True),
+    Scenario("stale-store-port", "port_in_use", job(30142), EX, prep=prep(),
+             stale=(f"ip netns exec cdxnode0 {{py}} -c \"import time; from torch.distributed import TCPStore; "
+                    f"s = TCPStore('{IPS[0]}', 30142, is_master=True, wait_for_workers=False); print('store up', "
+                    f"flush=True); time.sleep(600)\""), stale_ready=r"store up", timeout=100, hang_ok=True),
+    Scenario("tag-type-node-b", "worker_exception", job(30143, nargs={1: "--tag-type upos"}),
+             r"Error[\s\S]*job exited with 1", prep=prep(), timeout=120, hang_ok=True),
 ]
 
 if __name__ == "__main__":
