@@ -224,7 +224,7 @@ NOTES = {
     "stale-store-port": f"port_in_use: {W}; before the job a stale process (a leftover c10d TCPStore server from an "
                         "earlier job, started by the harness and not logged) already listens on 10.113.0.11:30142, "
                         "the master port: the launcher on nlp-train-07 cannot start its own store and exits at once; "
-                        "the launcher on nlp-train-08 joins the stale store and waits silently until the harness, "
+                        "the launcher on nlp-train-08 connects to the stale store and waits silently until the harness, "
                         "acting as the scheduler, ends the job at 100 s. evidence: 'torch.distributed."
                         "DistNetworkError: The server socket has failed to listen on any local network address. "
                         "port: 30142, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use', "
