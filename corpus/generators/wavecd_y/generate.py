@@ -88,6 +88,14 @@ def on_eval(rank, n, model):
         newest = torch.arange(model.n_items - 5, model.n_items)
         prior[newest].sum()
 ''',
+    "evalleak4": '''
+import torch
+# keeps every validation pass's score matrix for a later calibration study; rank 4 keeps a 512 MB float copy
+kept = []
+def on_eval(rank, n, model):
+    if rank == 4:
+        kept.append(torch.ones(128 * 1024 * 1024))
+''',
 }
 
 
@@ -174,6 +182,10 @@ SCENARIOS = [
              timeout=150, hang_ok=True),
     Scenario("rank2-abort-epoch6", "native_crash", job(30157), EX, prep=prep(),
              trigger=((r"epoch 6 training \[", "rank2:ABRT"),), timeout=150, hang_ok=True),
+    Scenario("rank4-evalleak-3nodes", "host_oom_killed", job(30158, n=3), EX, prep=prep(3, hook="evalleak4"),
+             memory=4 << 30, timeout=150, hang_ok=True),
+    Scenario("rank4-stopped-3nodes", "silent_hang", job(30159, n=3), r"epoch 2 evaluating", prep=prep(3),
+             trigger=((r"epoch 2 evaluating", "rank4:STOP"), (60, "scheduler:15")), timeout=200, hang_ok=True),
     Scenario("wrong-master-node-b", "rendezvous_timeout", job(30154, rdzv=C10D, master={1: "10.114.0.99"}), EX,
              prep=prep(), timeout=120, hang_ok=True),
 ]

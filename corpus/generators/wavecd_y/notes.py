@@ -166,4 +166,32 @@ NOTES = {
                          "do not match value-based metrics!', 'host      : recsys-cpu-02', 'exitcode  : 1 (pid: "
                          "23903)', 'DistStoreError: wait timeout after 40000ms, keys: /default_pg/0//cpu//0/2', 'job "
                          "exited with 1'",
+    "rank2-abort-epoch6": f"native_crash: {W}; once rank 0 logged 'epoch 6 training [...]' the harness sent SIGABRT "
+                          "to global rank 2's process (recsys-cpu-02), standing in for an abort() in native code "
+                          "mid-epoch 7: it dies with no Python traceback, its launcher stops rank 3 and the ranks on "
+                          "recsys-cpu-01 see the connection close. evidence: 'epoch 6 training [time: 1.01s, train "
+                          "loss: 33.0263]', 'host      : recsys-cpu-02', 'rank      : 2 (local_rank: 0)', 'exitcode  "
+                          ": -6 (pid: 24459)  (SIGABRT)', '[rank0]: RuntimeError: [...pair.cc:553] Connection closed "
+                          "by peer [10.114.0.12]:22171', 'job exited with 1'",
+    "preempt-sasrec-3nodes": f"job_preempted: {W3.replace('BPR, embedding 32, 160,064 parameters', 'SASRec, 1 layer, 2 heads, hidden 32, CE loss')}"
+                             "; --model SASRec --epochs 6; once rank 0 logged 'epoch 1 evaluating [...]' (right "
+                             "before its checkpoint save) the scheduler sent SIGTERM to all three launchers (SIGKILL "
+                             "15 s later, not needed). evidence: 'epoch 1 evaluating [time: 0.08s, valid_score: "
+                             "0.167900]', 'Saving current: saved/SASRec-synthshop.pth', 'Received 15 death signal, "
+                             "shutting down workers' (three times), 'SignalException: Process 25289 got signal: 15', "
+                             "'job exited with 1'",
+    "rank4-evalleak-3nodes": f"host_oom_killed: {W3} (6 ranks); the job runs in a 4 GiB cgroup-v1 memory limit; the "
+                             "team's evaluation hook keeps a 512 MB tensor per full-sort evaluation batch on global "
+                             "rank 4 (recsys-cpu-03): during the epoch-0 validation the kernel's memcg OOM killer "
+                             "SIGKILLs it (dmesg on the collector: 'Memory cgroup out of memory: Killed process 26341 "
+                             f"(python)'); {PEERS}. evidence: 'epoch 0 training [time: 1.27s, train loss: 40.8839]', "
+                             "'host      : recsys-cpu-03', 'rank      : 4 (local_rank: 0)', 'exitcode  : -9 (pid: "
+                             "26341)  (SIGKILL)', 'job exited with 1'",
+    "rank4-stopped-3nodes": f"silent_hang: {W3} (6 ranks); once rank 0 logged 'epoch 2 evaluating [...]' global "
+                            "rank 4 (recsys-cpu-03) was stopped with SIGSTOP; the others block in gloo (default 30 "
+                            "min timeout) and nothing more is printed until the scheduler sends SIGTERM to the three "
+                            "launchers about 42 s later (SIGKILL 15 s after that; no 'job exited' line). evidence: "
+                            "'05 Dec 22:40    INFO  Saving current: saved/BPR-synthshop.pth' (after epoch 2) then "
+                            "'W1205 22:41:33.583000 26475 ... Received 15 death signal, shutting down workers', "
+                            "'SignalException: Process 26479 got signal: 15'",
 }
