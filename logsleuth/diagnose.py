@@ -125,11 +125,18 @@ def _same_stream(e: Event, ev: Event) -> bool:
     return e.rank == ev.rank or ev.rank is None and e.rank is not None
 
 
-def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) -> Match:
+def _chained_specific(
+    winner: Match,
+    causes: Sequence[Match],
+    rules: RuleSet,
+    died_at: Any = None,
+    order: OrderKey = _default_order,
+) -> Match:
     """A catch-all cause (some exception) followed, in the same process's output and within ``CHAIN_LINES``, by a
     specific cause is that cause: ``basic_ios::clear: iostream error`` raised while torch.save hit a full disk. A
     catch-all on Ray's ``RayTaskError`` yields first to a specific cause in the remote process it names, wherever that
-    is printed (``_RAY_REMOTE_PID``)."""
+    is printed (``_RAY_REMOTE_PID``). ``died_at``: where (``order``) the launcher first reported a worker's failure, or
+    None."""
     ev = winner.event
     limit = _chain_limit(ev)
     remote = _RAY_REMOTE_PID.search(ev.text)
@@ -167,6 +174,12 @@ def _chained_specific(winner: Match, causes: Sequence[Match], rules: RuleSet) ->
         # when the scheduler stopped the job: a stop printed after its traceback (the other nodes waited for it until
         # the time limit) hit what was left of the job, it did not raise the import error
         if m.root_cause in WAITED_FOR_THE_DEAD | OUTSIDE_STOPS and winner.root_cause == "library_version_mismatch":
+            continue
+        # nor is a rendezvous or store wait that times out after the launcher reported a worker's failure (torchelastic's
+        # "Root Cause (first observed failure)", ``died_at``) the raised exception's own cause: the rest of the job was
+        # waiting for the process that raised (RecBole's config raising AttributeError on NumPy 2 before
+        # ``init_process_group``, its agent reporting exit code 1, the other node's ranks then timing out on the store)
+        if m.root_cause in WAITED_FOR_THE_DEAD and died_at is not None and order(e) > died_at:
             continue
         if chained is None and _same_stream(e, ev) and 0 <= e.line - ev.end_line <= limit:
             chained = m
@@ -316,7 +329,8 @@ def diagnose(
             if winner.root_cause in rule.explains and SEVERITY_RANK[m.severity] > SEVERITY_RANK[winner.severity]:
                 winner = m
     if winner is not None and winner.priority <= GENERIC_PRIORITY:
-        winner = _chained_specific(winner, causes, rules)
+        died_at = order(elastic_root) if elastic_root is not None else None
+        winner = _chained_specific(winner, causes, rules, died_at, order)
     elif winner is not None and winner.root_cause in REFINED_BY:
         winner = _refined(winner, causes)
     symptom_only = winner is None and bool(symptoms_all)

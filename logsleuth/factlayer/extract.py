@@ -1689,13 +1689,16 @@ _REFUSED_AS_DEPRECATED = frozenset({"DeprecationWarning", "FutureWarning", "Pend
 
 def _installed_code(innermost: str, user: bool) -> bool:
     """The frame ``innermost`` ("path:line in func") is an installed package's code: under ``site-packages`` /
-    ``dist-packages`` (and not the user's), or a path that starts at one of the ML stack's package directories
-    (``tables.VERSIONED_PACKAGES``), as pastes shorten them ("vllm/entrypoints/llm.py", OpenRLHF/OpenRLHF#702)."""
+    ``dist-packages`` (and not the user's), or a path with one of the ML stack's package directories
+    (``tables.VERSIONED_PACKAGES``): pastes shorten paths to start there ("vllm/entrypoints/llm.py",
+    OpenRLHF/OpenRLHF#702), and a package installed with ``--target`` or found through PYTHONPATH lives elsewhere."""
     path = innermost.replace("\\", "/")
     if any(p in path for p in _INSTALLED):
         return not user
-    head, sep, _rest = path.partition("/")
-    return bool(sep) and head in tables.VERSIONED_PACKAGES
+    # a package directory anywhere on the path: pastes shorten it, and ``pip install --target DIR`` / PYTHONPATH put
+    # a package outside site-packages ("/opt/deps/numpy/__init__.py": wave CD's NumPy 2 on one node)
+    dirs = path.split(" ", 1)[0].split("/")[:-1]
+    return any(d in tables.VERSIONED_PACKAGES for d in dirs)
 
 
 def api_mismatch(typ: str, message: str, innermost: str, user: bool) -> bool:
