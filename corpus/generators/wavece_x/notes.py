@@ -75,4 +75,46 @@ NOTES = {
                       "(its launcher is not run), so emb-cpu-31's launcher waits alone for the join timeout and gives "
                       "up; no training line is printed. evidence: 'raise RendezvousTimeoutError', 'torch.distributed."
                       "elastic.rendezvous.api.RendezvousTimeoutError', 'job exited with 1'",
+    "port-taken": f"port_in_use: {W}; before the job a stale process (a leftover 'python -m http.server' on "
+                  "10.115.0.11:30165, started by the harness and not logged) holds the master port: the launcher on "
+                  "emb-cpu-31 cannot start its TCPStore and exits at once; the launcher on emb-cpu-32 waits silently "
+                  "until the harness, acting as the scheduler, ends the job at 90 s. evidence: 'torch.distributed."
+                  "DistNetworkError: The server socket has failed to listen on any local network address. port: "
+                  "30165, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use', 'job exited "
+                  "with 1'",
+    "ifname-node-b": f"nccl_network_config: {W}, except that emb-cpu-32 is launched with GLOO_SOCKET_IFNAME=ib0, an "
+                     "interface that host does not have: both its ranks fail creating the gloo device in "
+                     "init_process_group; emb-cpu-31's ranks then wait in init until the harness, acting as the "
+                     "scheduler, ends the job at 100 s. evidence: 'RuntimeError: [enforce fail at /__w/pytorch/pytorch/"
+                     "third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find address for: "
+                     "ib0', 'host      : emb-cpu-32', 'SignalException: Process 5244 got signal: 15', 'job exited with 1'",
+    "embedder-shape-rank3": f"collective_mismatch: {W}; the team's per-iteration hook all_reduces the flattened "
+                            "embedder weights every 10 iterations from epoch 2 (a drift check), and rank 3 "
+                            "(emb-cpu-32) pads its tensor by one element: gloo on rank 2 receives 524 bytes where it "
+                            "expects 520 and aborts the process (SIGABRT), then the other ranks see the connection "
+                            "reset/closed. evidence: 'op.preamble.length <= op.nbytes. 524 vs 520. Received data size "
+                            "doesn't match expected size. Is there a distributed collective mismatch in your code?', "
+                            "'exitcode  : -6 (pid: 6102)  (SIGABRT)', 'job exited with 1'",
+    "slow-rank0-pg20": f"collective_timeout: {W}, with --pg-timeout 20 (init_process_group timeout 20 s); the team's "
+                       "per-iteration hook makes rank 0 (emb-cpu-31) sleep 60 s at epoch 3 iteration 4 (a catalogue "
+                       "index rebuild from slow storage); the other ranks wait in the miner's all_gather until gloo's "
+                       "20 s timeout fires, then the launchers tear the job down. evidence: '[rank3]: RuntimeError: "
+                       "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129] Timed out "
+                       "waiting 20000ms for send operation to complete', '[rank1]: RuntimeError: [/__w/pytorch/pytorch/"
+                       "third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 20000ms for recv "
+                       "operation to complete', 'job exited with 1'",
+    "workers-tiny-shm": f"shm_exhausted: {W}, with --workers 2 (PML's trainer builds its DataLoader with 2 worker "
+                        "processes); on emb-cpu-32 /dev/shm is a 16 KiB tmpfs (a container started with a tiny shm "
+                        "size): when PML's initialize_dataloader creates the DataLoader iterator, the worker queue's "
+                        "multiprocessing Lock (a POSIX semaphore in /dev/shm) cannot be created on ranks 2 and 3; "
+                        f"{PEERS}. The message does not name /dev/shm. evidence: '[rank3]:   File \"/root/.pyenv/versions/"
+                        "3.11.7/lib/python3.11/site-packages/torch/utils/data/dataloader.py\", line 1134, in __init__', "
+                        "'[rank3]:     sl = self._semlock = _multiprocessing.SemLock(', '[rank3]: OSError: [Errno 28] "
+                        "No space left on device', 'Connection closed by peer [10.115.0.12]:53994', 'job exited with 1'",
+    "global-batch-100": f"batch_size_mismatch: {W}, with --global-batch 100: the script divides it by the world "
+                        "size (4) into a per-rank batch of 25, which PML's MPerClassSampler (m=4) rejects on every "
+                        "rank before training starts. evidence: 'shard of 400 items, per-rank batch 25 (global 100 over "
+                        "4 ranks), m=4 per class', '[rank3]:   File \"/tmp/venv-ce-x/lib/python3.11/site-packages/"
+                        "pytorch_metric_learning/samplers/m_per_class_sampler.py\", line 33, in __init__', '[rank3]: "
+                        "AssertionError: m_per_class must divide batch_size without any remainder', 'job exited with 1'",
 }
