@@ -56,4 +56,43 @@ NOTES = {
                        "8243)  (SIGABRT)', 'traceback : Signal 6 (SIGABRT) received by PID 8243', then '[rank0]: "
                        "RuntimeError: [...pair.cc:553] Connection closed by peer [10.116.0.12]:3786', 'job exited "
                        "with 1'",
+    "rank1-leak-oom": f"host_oom_killed: {W}; the whole job runs under a 3 GiB cgroup-v1 memory limit and the "
+                      "team's per-batch hook on global rank 1 (geo-cpu-a01) keeps a 64 MB tensor per batch from "
+                      "batch 6 of epoch 0 (a feature-map 'drift plot' history); the kernel's OOM killer SIGKILLs rank "
+                      "1 in epoch 1, no Python traceback for it; the other ranks then fail in gloo. evidence: "
+                      "'[rank 1] epoch 1 step 21 batch 8 loss 0.2803' (its last line), 'failed (exitcode: -9) "
+                      "local_rank: 1 (pid: 8494) of binary: /tmp/venv-ce-y/bin/python', 'exitcode  : -9 (pid: 8494)  "
+                      "(SIGKILL)', 'traceback : Signal 9 (SIGKILL) received by PID 8494', and '[rank0]: RuntimeError: "
+                      "[...pair.cc:553] Connection closed by peer [10.116.0.11]:8358', 'job exited with 1'",
+    "ckpt-tmpfs": f"disk_full: {W}; out-lc/checkpoints is a 20 MB tmpfs: lc-epoch=00.ckpt and last.ckpt (7.1 MB "
+                  "each) fit, the epoch-1 checkpoint does not; Lightning's ModelCheckpoint save on rank 0 fails "
+                  "(the checkpoint is written to a temp file, then moved); the other ranks then fail in gloo. "
+                  "evidence: '[rank0]: OSError: [Errno 28] No space left on device: '/tmp/tmpgxub6dde' -> "
+                  "'/tmp/wavece-y-job/run/out-lc/checkpoints/lc-epoch=01.ckpt'', then '[rank1]: RuntimeError: "
+                  "[...pair.cc:553] Connection closed by peer [10.116.0.11]:51850', 'job exited with 1'",
+    "huge-lr-nan": f"training_divergence: {W}, with lr 1e30 and the team's --stop-on-nan (Lightning's "
+                   "EarlyStopping(monitor='train_loss', check_finite=True)); the loss is NaN on every rank from "
+                   "epoch 0 batch 4, EarlyStopping stops the fit after epoch 0, the test runs on the NaN model and "
+                   "the job exits 0. evidence: '[rank 0] epoch 0 step 5 batch 4 loss nan', \"'train_loss': nan\", "
+                   "'[rank: 0] Monitored metric train_loss = nan is not finite. Previous best value was inf. "
+                   "Signaling Trainer to stop.', '│         test_loss         │            nan            │', "
+                   "'job exited with 0'",
+    "rank1-stopped": f"silent_hang: {W}; global rank 1 (geo-cpu-a01) is frozen with SIGSTOP as soon as epoch 1 "
+                     "batch 4 shows (all four ranks had printed that batch); the other ranks block in DDP's gloo "
+                     "all-reduce (default 1800 s process-group timeout) and print nothing more; 70 s after the start "
+                     "the scheduler sends SIGTERM to both launchers and SIGKILL to the job 15 s later (the log ends "
+                     "there, without a 'job exited' line). evidence: '[rank 1] epoch 1 step 17 batch 4 loss 2.6302' "
+                     "(the last training line), 'Received 15 death signal, shutting down workers', 'Sending process "
+                     "9708 closing signal SIGTERM'",
+    "preempt": f"job_preempted: {W}; when epoch 1 batch 4 shows, the scheduler sends SIGTERM to both launchers "
+               "(SIGKILL planned 15 s later, not needed): torchelastic forwards SIGTERM to its workers and exits "
+               "with SignalException. evidence: 'Received 15 death signal, shutting down workers', 'Sending process "
+               "10371 closing signal SIGTERM', '[rank: 1] Received SIGTERM: 15' (Lightning's signal handler), "
+               "'torch.distributed.elastic.multiprocessing.api.SignalException: Process 10367 got signal: 15', 'job "
+               "exited with 1'",
+    "terminal-hup": f"terminal_hangup: {W}; when epoch 1 batch 4 shows, both launchers get SIGHUP (the launching "
+                    "terminal closing): torchelastic forwards SIGHUP to its workers and exits with SignalException. "
+                    "evidence: 'Received 1 death signal, shutting down workers', 'Sending process 10567 closing "
+                    "signal SIGHUP', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process 10549 "
+                    "got signal: 1', 'job exited with 1'",
 }
