@@ -163,12 +163,15 @@ SCENARIOS = [
              hang_ok=True),
     Scenario("wrong-master-node-b", "rendezvous_timeout", job(30162, rdzv=C10D, master={1: "10.115.0.99"}), EX,
              prep=prep(), timeout=100, hang_ok=True),
-    Scenario("preempt-3nodes-eval", "job_preempted", job(30163, n=3), EX + "|epoch 3", prep=prep(3),
+    Scenario("preempt-3nodes-epoch3", "job_preempted", job(30163, "--global-batch 96", n=3), EX + "|epoch 3",
+             prep=prep(3),
              trigger=((r"epoch 3 iter 5/", "scheduler:15"),), timeout=120, hang_ok=True),
     Scenario("old-pml-node-b", "library_version_mismatch",
              job(30164, env={1: "GLOO_SOCKET_IFNAME=eth0 PYTHONPATH=/tmp/pml-old099"}), EX,
              prep=prep(extra="[ -d /tmp/pml-old099 ] || {bin}/pip install -q --no-deps --target /tmp/pml-old099 "
                        "pytorch-metric-learning==0.9.99"), timeout=100, hang_ok=True),
+    Scenario("global-batch-3nodes", "batch_size_mismatch", job(30166, n=3), EX, prep=prep(3), timeout=100,
+             hang_ok=True),
     Scenario("arcface-classes-node-b", "worker_exception", job(30165, "--loss arcface", nargs={1: "--classes 32"}),
              EX, prep=prep(), timeout=100, hang_ok=True),
 ]

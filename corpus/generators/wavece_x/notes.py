@@ -117,4 +117,41 @@ NOTES = {
                         "4 ranks), m=4 per class', '[rank3]:   File \"/tmp/venv-ce-x/lib/python3.11/site-packages/"
                         "pytorch_metric_learning/samplers/m_per_class_sampler.py\", line 33, in __init__', '[rank3]: "
                         "AssertionError: m_per_class must divide batch_size without any remainder', 'job exited with 1'",
+    "rank2-abort-epoch2": f"native_crash: {W}; the team's end-of-epoch hook calls abort() (through ctypes, standing "
+                          "in for a C hard-negative cache that aborts) on rank 2 (emb-cpu-32) at the end of epoch 2: "
+                          "SIGABRT, no Python traceback on rank 2; the other ranks see the connection reset/closed in "
+                          "their next gloo collective. evidence: 'failed (exitcode: -6) local_rank: 0 (pid: 7418)', "
+                          "'exitcode  : -6 (pid: 7418)  (SIGABRT)', 'Read error [10.115.0.12]:29391: Connection reset by "
+                          "peer', 'job exited with 1'",
+    "wrong-master-node-b": f"rendezvous_timeout: {W}, with c10d rendezvous (--rdzv-conf join_timeout=40); emb-cpu-32's "
+                           "launcher is started with --master-addr/--rdzv-endpoint 10.115.0.99 (a wrong master "
+                           "address, no such host): it retries the store and gives up after its 60 s store timeout "
+                           "with RendezvousConnectionError, while emb-cpu-31's launcher waits alone and its rendezvous "
+                           "times out. evidence: 'TCP client failed to connect/validate to host 10.115.0.99:30162 - "
+                           "retrying (try=0, timeout=60000ms, delay=584ms)', 'torch.distributed.elastic.rendezvous.api."
+                           "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception "
+                           "for details.', 'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', 'job "
+                           "exited with 1'",
+    "healthy-workers-contrastive": f"no_failure: {W}, with --loss contrastive (ContrastiveLoss pos_margin 0, "
+                                   "neg_margin 1) --workers 2 (PML's trainer DataLoader with 2 worker processes) "
+                                   "--m-per-class 8; a plain run to the end: nothing injected. evidence: 'per-rank "
+                                   "batch 32 (global 128 over 4 ranks), m=8 per class', 'epoch 6 val: "
+                                   "precision_at_1=0.9925 MAP@R=0.9643', 'job exited with 0'",
+    "old-pml-node-b": f"library_version_mismatch: {W}, except that emb-cpu-32 runs with PYTHONPATH=/tmp/pml-old099, "
+                      "where an old pytorch-metric-learning 0.9.99 is installed (a stale pinned copy on that host's "
+                      "image), shadowing the venv's 2.9.0: the script's 'from pytorch_metric_learning.utils.inference "
+                      "import CustomKNN' fails on ranks 2 and 3 at import (0.9.99 also warns that its testing module "
+                      "requires faiss); emb-cpu-31's ranks wait in init_process_group until the harness, acting as the "
+                      "scheduler, ends the job at 100 s. evidence: 'The pytorch-metric-learning testing module requires "
+                      "faiss.', \"ImportError: cannot import name 'CustomKNN' from 'pytorch_metric_learning.utils."
+                      "inference' (/tmp/pml-old099/pytorch_metric_learning/utils/inference.py)\", 'host      : "
+                      "emb-cpu-32', 'SignalException: Process 9995 got signal: 15', 'job exited with 1'",
+    "arcface-classes-node-b": f"worker_exception: {W}, with --loss arcface, and emb-cpu-32 launched with --classes 32 "
+                              "(a stale config for the 32-class catalogue) while the data has 40 classes: on ranks 2 "
+                              "and 3 PML's ArcFaceLoss (num_classes=32) indexes its target mask with the gathered "
+                              "labels (up to 39) in the first iteration and raises IndexError; the ranks on emb-cpu-31 "
+                              "see the connection closed. evidence: '[rank2]:   File \"/tmp/venv-ce-x/lib/python3.11/"
+                              "site-packages/pytorch_metric_learning/losses/large_margin_softmax_loss.py\", line 74, in "
+                              "get_target_mask', '[rank2]: IndexError: index 33 is out of bounds for dimension 1 with "
+                              "size 32', 'Connection closed by peer [10.115.0.12]:22704', 'job exited with 1'",
 }
