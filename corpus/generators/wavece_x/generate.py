@@ -79,6 +79,14 @@ def on_iter(rank, epoch, it, trainer):
             flat = torch.cat([flat, torch.zeros(1)])
         dist.all_reduce(flat)
 ''',
+    "leak0": '''
+import torch
+# keeps every epoch's validation embeddings (and a 512 MB float copy for a later UMAP) on rank 0
+kept = []
+def on_epoch(rank, epoch, trainer):
+    if rank == 0:
+        kept.append(torch.ones(128 * 1024 * 1024))
+''',
     "slow0": '''
 import time
 # rank 0 rebuilds the catalogue index from slow storage in epoch 3 (60 s)
@@ -172,6 +180,13 @@ SCENARIOS = [
                        "pytorch-metric-learning==0.9.99"), timeout=100, hang_ok=True),
     Scenario("global-batch-3nodes", "batch_size_mismatch", job(30166, n=3), EX, prep=prep(3), timeout=100,
              hang_ok=True),
+    Scenario("rank4-stopped-3nodes", "silent_hang", job(30167, "--global-batch 96", n=3), r"epoch 2 iter 15/",
+             prep=prep(3), trigger=((r"epoch 2 iter 15/", "rank4:STOP"), (50, "scheduler:15")), timeout=120,
+             hang_ok=True),
+    Scenario("rank0-epoch-leak-oom", "host_oom_killed", job(30168), EX, prep=prep(hook="leak0"), memory=2 << 30,
+             timeout=120, hang_ok=True),
+    Scenario("hup-3nodes-epoch4", "terminal_hangup", job(30169, "--global-batch 96", n=3), EX + "|epoch 4", prep=prep(3),
+             trigger=((r"epoch 4 iter 15/", "runner:HUP"),), timeout=120, hang_ok=True),
     Scenario("arcface-classes-node-b", "worker_exception", job(30165, "--loss arcface", nargs={1: "--classes 32"}),
              EX, prep=prep(), timeout=100, hang_ok=True),
 ]

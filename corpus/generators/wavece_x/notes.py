@@ -154,4 +154,34 @@ NOTES = {
                               "site-packages/pytorch_metric_learning/losses/large_margin_softmax_loss.py\", line 74, in "
                               "get_target_mask', '[rank2]: IndexError: index 33 is out of bounds for dimension 1 with "
                               "size 32', 'Connection closed by peer [10.115.0.12]:22704', 'job exited with 1'",
+    "global-batch-3nodes": f"batch_size_mismatch: {W3} (6 ranks), with the default --global-batch 128 (the "
+                           "2-node setting): the script divides it by the world size 6 into a per-rank batch of 21, "
+                           "which PML's MPerClassSampler (m=4) rejects on all six ranks before training starts. "
+                           "evidence: 'shard of 267 items, per-rank batch 21 (global 128 over 6 ranks), m=4 per class', "
+                           "'AssertionError: m_per_class must divide batch_size without any remainder', 'job exited "
+                           "with 1'",
+    "preempt-3nodes-epoch3": f"job_preempted: {W3} (6 ranks), --global-batch 96; when epoch 3 iteration 5 is logged "
+                             "the harness, acting as the scheduler, sends SIGTERM to the three launchers (SIGKILL 15 s "
+                             "later if needed). evidence: '[rank3]: epoch 3 iter 5/20 total_loss=0.41002', 'Received 15 "
+                             "death signal, shutting down workers', 'SignalException: Process 11530 got signal: 15', "
+                             "'job exited with 1'",
+    "rank4-stopped-3nodes": f"silent_hang: {W3} (6 ranks), --global-batch 96; rank 4 (emb-cpu-33) is sent SIGSTOP "
+                            "right after it logs 'epoch 2 iter 15/20'; the other ranks block in their next gloo "
+                            "collective (pg timeout 1800 s) and print nothing; at 50 s the harness, acting as the "
+                            "scheduler, SIGTERMs the three launchers and SIGKILLs the job 15 s later (the log ends "
+                            "without 'job exited'). evidence: last progress '[rank4]: epoch 2 iter 15/20 "
+                            "total_loss=0.32763', then 'Received 15 death signal, shutting down workers', "
+                            "'SignalException: Process 11845 got signal: 15'",
+    "rank0-epoch-leak-oom": f"host_oom_killed: {W}; the whole job runs in a cgroup-v1 memory limit of 2 GiB; the "
+                            "team's end-of-epoch hook on rank 0 (emb-cpu-31) keeps a 512 MB tensor per epoch (a copy "
+                            "of the validation embeddings 'for a later UMAP'): after epoch 1's evaluation and "
+                            "checkpoint the kernel's OOM killer SIGKILLs rank 0 at the end of epoch 2 (no Python "
+                            f"traceback on it); {PEERS}. evidence: 'saved checkpoint for epoch 1 to ckpt', 'failed "
+                            "(exitcode: -9) local_rank: 0 (pid: 12201)', 'exitcode  : -9 (pid: 12201)  (SIGKILL)', "
+                            "'Connection closed by peer [10.115.0.11]:49588', 'job exited with 1'",
+    "hup-3nodes-epoch4": f"terminal_hangup: {W3} (6 ranks), --global-batch 96; when epoch 4 iteration 15 is logged "
+                         "the three launchers get SIGHUP (the terminal that started them closed). evidence: '[rank2]: "
+                         "epoch 4 iter 15/20 total_loss=0.25865', 'Received 1 death signal, shutting down workers', "
+                         "'Sending process 12712 closing signal SIGHUP', 'SignalException: Process 12684 got signal: 1', "
+                         "'job exited with 1'",
 }
