@@ -87,6 +87,13 @@ def on_epoch(rank, epoch, trainer):
     if rank == 0:
         kept.append(torch.ones(128 * 1024 * 1024))
 ''',
+    "sloweval0": '''
+import time
+# rank 0 builds the full-catalogue retrieval report at the end of epoch 2 before evaluating (45 s on this data)
+def on_epoch(rank, epoch, trainer):
+    if rank == 0 and epoch == 2:
+        time.sleep(45)
+''',
     "slow0": '''
 import time
 # rank 0 rebuilds the catalogue index from slow storage in epoch 3 (60 s)
@@ -187,6 +194,10 @@ SCENARIOS = [
              timeout=120, hang_ok=True),
     Scenario("hup-3nodes-epoch4", "terminal_hangup", job(30169, "--global-batch 96", n=3), EX + "|epoch 4", prep=prep(3),
              trigger=((r"epoch 4 iter 15/", "runner:HUP"),), timeout=120, hang_ok=True),
+    Scenario("slow-eval-rank0-3nodes-pg20", "collective_timeout", job(30160, "--pg-timeout 20 --global-batch 96", n=3),
+             r"[Tt]imed? ?out[\s\S]*" + EX, prep=prep(3, hook="sloweval0"), timeout=120, hang_ok=True),
+    Scenario("data-tmpfs", "disk_full", job(30161), EX, prep=prep(), tmpfs=(("data", "96k"),), timeout=100,
+             hang_ok=True),
     Scenario("arcface-classes-node-b", "worker_exception", job(30165, "--loss arcface", nargs={1: "--classes 32"}),
              EX, prep=prep(), timeout=100, hang_ok=True),
 ]

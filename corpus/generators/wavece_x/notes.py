@@ -15,7 +15,7 @@ W3 = W.replace("on two hosts", "on three hosts").replace(
 PEERS = "the other ranks then fail in their next gloo collective"
 NOTES = {
     "healthy-2nodes": f"no_failure: {W}; a plain run to the end: nothing injected. evidence: 'epoch 6 val: "
-                      "precision_at_1=1.0000 MAP@R=0.9546', 'training done: 6 epochs, checkpoints [...]', 'job exited "
+                      "precision_at_1=1.0000 MAP@R=0.9546', 'training done: 6 epochs', 'job exited "
                       "with 0'; the only warnings are c10d's 'The hostname of the client socket cannot be retrieved. "
                       "err=-3' and a UserWarning from PML's base_trainer ('Converting a tensor with requires_grad=True "
                       "to a scalar may lead to unexpected behavior.')",
@@ -184,4 +184,19 @@ NOTES = {
                          "epoch 4 iter 15/20 total_loss=0.25865', 'Received 1 death signal, shutting down workers', "
                          "'Sending process 12712 closing signal SIGHUP', 'SignalException: Process 12684 got signal: 1', "
                          "'job exited with 1'",
+    "slow-eval-rank0-3nodes-pg20": f"collective_timeout: {W3} (6 ranks), --global-batch 96 --pg-timeout 20; the "
+                                   "team's end-of-epoch hook makes rank 0 (emb-cpu-31) spend 45 s at the end of "
+                                   "epoch 2 before its evaluation (a full-catalogue retrieval report): the other five "
+                                   "ranks wait in the end-of-epoch dist.barrier() until gloo's 20 s timeout fires, then "
+                                   "the launchers tear the job down. evidence: 'epoch 1 val: precision_at_1=0.9200 "
+                                   "MAP@R=0.6942', '[rank1]:     dist.barrier()', '[rank1]: RuntimeError: [/__w/pytorch/"
+                                   "pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting "
+                                   "20000ms for recv operation to complete', '[rank4]: RuntimeError: [/__w/pytorch/"
+                                   "pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129] Timed out waiting "
+                                   "20000ms for send operation to complete', 'job exited with 1'",
+    "data-tmpfs": f"disk_full: {W}; data/ (where rank 0 writes the synthetic feature files before the first "
+                  "barrier) is a 96 KiB tmpfs: rank 0's np.savez of train.npz runs out of space and raises; the other "
+                  "ranks, waiting in the barrier, see the connection closed. evidence: '[rank0]:     "
+                  "fp.write(chunk.tobytes(\'C\'))', '[rank0]: OSError: [Errno 28] No space left on device', "
+                  "'Connection closed by peer [10.115.0.11]:29590', 'job exited with 1'",
 }
