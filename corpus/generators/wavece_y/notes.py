@@ -95,4 +95,48 @@ NOTES = {
                     "evidence: 'Received 1 death signal, shutting down workers', 'Sending process 10567 closing "
                     "signal SIGHUP', 'torch.distributed.elastic.multiprocessing.api.SignalException: Process 10549 "
                     "got signal: 1', 'job exited with 1'",
+    "node-b-missing": f"rendezvous_timeout: {W}, with c10d rendezvous (--rdzv-backend c10d, join_timeout=40); "
+                      "only geo-cpu-a01 is started (geo-cpu-a02's launcher never comes up): its launcher waits for "
+                      "the second node and gives up after the join timeout, before any worker starts. evidence: "
+                      "'raise RendezvousTimeoutError', "
+                      "'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', 'job exited with 1'",
+    "port-taken": f"port_in_use: {W}; before the job a stale process (python -m http.server) already listens on "
+                  "10.116.0.11:30176 on geo-cpu-a01, the master port: node 0's launcher cannot start the TCPStore "
+                  "and exits; node 1's launcher keeps trying to reach the store until the harness ends the job "
+                  "after 100 s (SIGTERM to the launchers). evidence: 'torch.distributed.DistNetworkError: The server "
+                  "socket has failed to listen on any local network address. port: 30176, useIpv6: false, code: "
+                  "-98, name: EADDRINUSE, message: address already in use', 'job exited with 1'",
+    "ifname-node-b": f"nccl_network_config: {W}, except that geo-cpu-a02's launcher gets GLOO_SOCKET_IFNAME=ib0, an "
+                     "interface that host does not have: its two ranks (2 and 3) fail creating the gloo device in "
+                     "Lightning's init_process_group; geo-cpu-a01's ranks wait in the process-group setup until the "
+                     "harness ends the job after 120 s (SIGTERM to the launchers). evidence: 'RuntimeError: [enforce "
+                     "fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != "
+                     "nullptr. Unable to find address for: ib0', 'failed (exitcode: 1) local_rank: 0 (pid: 12893)', "
+                     "then 'Received 15 death signal, shutting down workers', 'job exited with 1'",
+    "head-shape-rank2": f"collective_mismatch: {W}; the team's per-batch hook all-reduces the flattened classifier "
+                        "head every 4 batches from epoch 1, and global rank 2 (geo-cpu-a02) pads its tensor with one "
+                        "extra value; at epoch 1 batch 2 gloo on rank 1 (geo-cpu-a01) receives 2556 bytes where it "
+                        "expects 2552 and aborts (SIGABRT); the other ranks then fail in gloo. evidence: 'terminate "
+                        "called after throwing an instance of 'gloo::EnforceNotMet'', 'what():  [enforce fail at "
+                        "/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= "
+                        "op.nbytes. 2556 vs 2552. Received data size doesn't match expected size. Is there a "
+                        "distributed collective mismatch in your code?', '[rank2]:   File "
+                        "\"/tmp/wavece-y-job/run/train_landcover.py\", line 145, in on_train_batch_end', 'exitcode  : "
+                        "-6 (pid: 14109)  (SIGABRT)', 'job exited with 1'",
+    "slow-rank3-pg20": f"collective_timeout: {W}, with DDPStrategy(timeout=20 s) (--pg-timeout 20); the team's "
+                       "per-batch hook on global rank 3 (geo-cpu-a02) sleeps 60 s at epoch 1 batch 2 (re-reading a "
+                       "tile index from slow storage); the other ranks wait in DDP's gradient all-reduce and time "
+                       "out after 20 s; rank 3, still sleeping, then gets SIGTERM from its launcher and Lightning's "
+                       "SIGTERM handler fails its broadcast. evidence: '[rank2]: RuntimeError: "
+                       "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out "
+                       "waiting 20000ms for recv operation to complete', '[rank1]: RuntimeError: Application timeout "
+                       "caused pair closure', '[rank3]:     time.sleep(60)', 'job exited with 1'",
+    "shm-tiny-node-b": f"shm_exhausted: {W}, with 2 DataLoader workers per rank (--workers 2) and a 256 KB "
+                       "/dev/shm on geo-cpu-a02 only (its launcher runs in its own mount namespace with a tiny tmpfs "
+                       "there): in Lightning's sanity-check validation, the DataLoader workers of ranks 2 and 3 cannot "
+                       "hand a batch over through shared memory; ranks 0 and 1 then fail in gloo. evidence: "
+                       "'[rank2]: RuntimeError: Caught RuntimeError in DataLoader worker process 0.', '[rank2]: "
+                       "RuntimeError: unable to allocate shared memory(shm) for file </torch_15002_4100646003_0>: No "
+                       "space left on device (28)', then '[rank0]: RuntimeError: [...pair.cc:553] Connection closed "
+                       "by peer [10.116.0.12]:29865', 'job exited with 1'",
 }
