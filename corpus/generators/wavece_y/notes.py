@@ -139,4 +139,28 @@ NOTES = {
                        "RuntimeError: unable to allocate shared memory(shm) for file </torch_15002_4100646003_0>: No "
                        "space left on device (28)', then '[rank0]: RuntimeError: [...pair.cc:553] Connection closed "
                        "by peer [10.116.0.12]:29865', 'job exited with 1'",
+    "devices-node-b": f"worker_exception: {W}, except that geo-cpu-a02's copy of the launch passes --devices 4 to "
+                      "the script (Trainer(devices=4, num_nodes=2) under a 2-process-per-node torchrun): Lightning's "
+                      "TorchElasticEnvironment check raises in ranks 2 and 3 before the process group forms; "
+                      "geo-cpu-a01's ranks wait for them in the process-group setup until the harness ends the job "
+                      "after 120 s (SIGTERM to the launchers). evidence: 'ValueError: You set `devices=4` and "
+                      "`num_nodes=2` in Lightning, but the product (4 * 2) does not match the world size (4).', "
+                      "'failed (exitcode: 1) local_rank: 0 (pid: 15078)', then 'Received 15 death signal, shutting "
+                      "down workers', 'job exited with 1'",
+    "wrong-master-node-b": f"rendezvous_timeout: {W}, with c10d rendezvous (--rdzv-backend c10d, "
+                           "join_timeout=40), except that geo-cpu-a02's launcher is given --master-addr/--rdzv-endpoint "
+                           "10.116.0.99 (no such host): geo-cpu-a01's launcher waits for the second node and gives up "
+                           "after the join timeout; geo-cpu-a02's launcher retries the store and fails after 60 s; no "
+                           "worker ever starts. evidence: '[c10d] TCP client failed to connect/validate to host "
+                           "10.116.0.99:30172 - retrying (try=0, timeout=60000ms, delay=381ms)', "
+                           "'torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError', "
+                           "'torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the "
+                           "C10d store has failed. See inner exception for details.', 'job exited with 1'",
+    "rank0-zerodiv-val": f"worker_exception: {W}; the team's validation hook (a Lightning Callback's "
+                         "on_validation_batch_end) computes per-class ratios on rank 0 (geo-cpu-a01) at validation "
+                         "batch 2 of epoch 2 and divides by the count of a class that never occurs; the other ranks "
+                         "then fail in gloo. evidence: '[rank0]:   File \"/tmp/wavece-y-job/run/train_hooks.py\", line "
+                         "5, in on_val_batch', '[rank0]: ZeroDivisionError: division by zero', then '[rank1]: "
+                         "RuntimeError: [...pair.cc:553] Connection closed by peer [10.116.0.11]:1665', 'job exited "
+                         "with 1'",
 }
