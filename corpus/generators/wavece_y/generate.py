@@ -174,6 +174,8 @@ SCENARIOS = [
     Scenario("old-kornia-node-b", "library_version_mismatch",
              job(30175, env={1: "GLOO_SOCKET_IFNAME=eth0 PYTHONPATH=/tmp/ce-y-old/kornia-0.7.0"}), EX, prep=prep(),
              timeout=120, hang_ok=True),
+    Scenario("preempt-3nodes-val-end", "job_preempted", job(30176, n=3), EX + "|epoch 1 metrics", prep=prep(3),
+             trigger=((r"\[rank 0\] epoch 1 metrics", "scheduler:15"),), timeout=150, hang_ok=True),
 ]
 
 if __name__ == "__main__":

@@ -163,4 +163,21 @@ NOTES = {
                          "5, in on_val_batch', '[rank0]: ZeroDivisionError: division by zero', then '[rank1]: "
                          "RuntimeError: [...pair.cc:553] Connection closed by peer [10.116.0.11]:1665', 'job exited "
                          "with 1'",
+    "old-kornia-node-b": f"library_version_mismatch: {W}, except that geo-cpu-a02's launcher has an old kornia "
+                         "0.7.0 (pip --target /tmp/ce-y-old/kornia-0.7.0) first on its PYTHONPATH, while torchgeo "
+                         "0.8.1 requires kornia>=0.8.2: building TorchGeo's NonGeoDataModule, torchgeo calls "
+                         "K.AugmentationSequential(..., data_keys=None), which kornia 0.7.0 cannot take, so ranks 2 "
+                         "and 3 fail at start-up; geo-cpu-a01's ranks wait for them in the process-group setup until "
+                         "the harness ends the job after 120 s (SIGTERM to the launchers). evidence: "
+                         "'/tmp/ce-y-old/kornia-0.7.0/kornia/feature/lightglue.py:30: FutureWarning', '  File "
+                         "\"/tmp/venv-ce-y/lib/python3.11/site-packages/torchgeo/datamodules/geo.py\", line 72, in "
+                         "__init__', '  File \"/tmp/ce-y-old/kornia-0.7.0/kornia/augmentation/container/augment.py\", "
+                         "line 184, in __init__', 'TypeError: 'NoneType' object is not iterable', 'job exited with 1'",
+    "preempt-3nodes-val-end": f"job_preempted: {W3} (6 ranks); the scheduler sends SIGTERM to all three "
+                              "launchers as soon as rank 0 prints its epoch-1 metrics (end of validation, just before "
+                              "ModelCheckpoint saves; SIGKILL planned 15 s later): torchelastic forwards SIGTERM to "
+                              "its workers and exits with SignalException. evidence: '[rank 0] epoch 1 metrics', "
+                              "'Received 15 death signal, shutting down workers', '[rank: 1] Received SIGTERM: 15', "
+                              "'torch.distributed.elastic.multiprocessing.api.SignalException: Process 16374 got "
+                              "signal: 15', 'job exited with 1'",
 }
