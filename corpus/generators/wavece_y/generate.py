@@ -174,6 +174,13 @@ SCENARIOS = [
     Scenario("old-kornia-node-b", "library_version_mismatch",
              job(30175, env={1: "GLOO_SOCKET_IFNAME=eth0 PYTHONPATH=/tmp/ce-y-old/kornia-0.7.0"}), EX, prep=prep(),
              timeout=120, hang_ok=True),
+    # the chips are pre-built by a one-process run of the same script (0 epochs), then one training chip is cut short
+    # (an interrupted copy from the tile store)
+    Scenario("truncated-chip", "worker_exception", job(30177), r"Error[\s\S]*" + EX,
+             prep=prep(extra="{py} train_landcover.py --nodes 1 --devices 1 --epochs 0 --out /tmp/wavece-y-prebuild; "
+                       "f=$(ls data/chips-v1/train/chip_00421_c*.tif) && head -c 700 $f > /tmp/wavece-y-cut.tif "
+                       "&& mv /tmp/wavece-y-cut.tif $f && rm -rf /tmp/wavece-y-prebuild"),
+             timeout=100, hang_ok=True),
     Scenario("preempt-3nodes-val-end", "job_preempted", job(30176, n=3), EX + "|epoch 1 metrics", prep=prep(3),
              trigger=((r"\[rank 0\] epoch 1 metrics", "scheduler:15"),), timeout=150, hang_ok=True),
 ]

@@ -180,4 +180,14 @@ NOTES = {
                               "'Received 15 death signal, shutting down workers', '[rank: 1] Received SIGTERM: 15', "
                               "'torch.distributed.elastic.multiprocessing.api.SignalException: Process 16374 got "
                               "signal: 15', 'job exited with 1'",
+    "truncated-chip": f"worker_exception: {W}; before the job the chips were pre-built (a one-process run of the same "
+                      "script with 0 epochs, unlogged) and one training chip, chip_00421_c3.tif, was cut to 700 bytes "
+                      "(an interrupted copy from the tile store); the team's NonGeoDataset reads it with rasterio on "
+                      "global rank 2 (geo-cpu-a02) in epoch 0 and raises; the other ranks then fail in gloo. evidence: "
+                      "'[rank2]: rasterio._err.CPLE_AppDefinedError: TIFFReadEncodedStrip:Read error at scanline "
+                      "4294967295; got 312 bytes, expected 4096', '[rank2]: rasterio._err.CPLE_AppDefinedError: "
+                      "chip_00421_c3.tif, band 1: IReadBlock failed at X offset 0, Y offset 0: TIFFReadEncodedStrip() "
+                      "failed.', '[rank2]: rasterio.errors.RasterioIOError: Read failed. See previous exception for "
+                      "details.', then '[rank0]: RuntimeError: [...pair.cc:553] Connection closed by peer "
+                      "[10.116.0.12]:22713', 'job exited with 1'",
 }
