@@ -82,6 +82,21 @@ def on_batch(rank, epoch, batch_idx, trainer, module):
     if rank == 3 and epoch == 1 and batch_idx == 2:
         time.sleep(60)
 ''',
+    "segv5val": '''
+import ctypes
+# per-tile cloud fraction through the team's C helper on validation batches; on rank 5 it reads a NULL buffer
+def on_val_batch(rank, epoch, batch_idx, trainer, module):
+    if rank == 5 and epoch == 0 and batch_idx == 1:
+        ctypes.string_at(0)
+''',
+    "leak4": '''
+import torch
+# keeps every batch's logits plus a 64 MB scratch copy for a later calibration plot, on rank 4 only
+history = []
+def on_batch(rank, epoch, batch_idx, trainer, module):
+    if rank == 4:
+        history.append(torch.ones(16 * 1024 * 1024))
+''',
     "zerodiv0val": '''
 # per-class validation ratio for the dashboard, from epoch 2 on rank 0; class "snow" never occurs in these chips
 counts = {"water": 3, "forest": 5, "urban": 2, "crop": 4, "snow": 0}
@@ -181,6 +196,10 @@ SCENARIOS = [
                        "f=$(ls data/chips-v1/train/chip_00421_c*.tif) && head -c 700 $f > /tmp/wavece-y-cut.tif "
                        "&& mv /tmp/wavece-y-cut.tif $f && rm -rf /tmp/wavece-y-prebuild"),
              timeout=100, hang_ok=True),
+    Scenario("rank5-segv-val-3nodes", "native_crash", job(30178, n=3), EX, prep=prep(3, hook="segv5val"),
+             timeout=150, hang_ok=True),
+    Scenario("rank4-leak-oom-3nodes", "host_oom_killed", job(30179, n=3), EX, prep=prep(3, hook="leak4"),
+             memory=4 << 30, timeout=150, hang_ok=True),
     Scenario("preempt-3nodes-val-end", "job_preempted", job(30176, n=3), EX + "|epoch 1 metrics", prep=prep(3),
              trigger=((r"\[rank 0\] epoch 1 metrics", "scheduler:15"),), timeout=150, hang_ok=True),
 ]

@@ -190,4 +190,21 @@ NOTES = {
                       "failed.', '[rank2]: rasterio.errors.RasterioIOError: Read failed. See previous exception for "
                       "details.', then '[rank0]: RuntimeError: [...pair.cc:553] Connection closed by peer "
                       "[10.116.0.12]:22713', 'job exited with 1'",
+    "rank5-segv-val-3nodes": f"native_crash: {W3} (6 ranks); the team's validation hook calls a C helper "
+                             "through ctypes that reads a NULL pointer (ctypes.string_at(0)) on global rank 5 "
+                             "(geo-cpu-a03, local rank 1) at validation batch 1 of epoch 0: SIGSEGV, no Python "
+                             "traceback for rank 5; the other ranks then fail in gloo. evidence: 'failed (exitcode: "
+                             "-11) local_rank: 1 (pid: 17734) of binary: /tmp/venv-ce-y/bin/python', 'host      : "
+                             "geo-cpu-a03', 'rank      : 5 (local_rank: 1)', 'exitcode  : -11 (pid: 17734)  "
+                             "(SIGSEGV)', '[rank4]: RuntimeError: [...pair.cc:553] Connection closed by peer "
+                             "[10.116.0.13]:44717', 'job exited with 1'",
+    "rank4-leak-oom-3nodes": f"host_oom_killed: {W3} (6 ranks); the whole job runs under a 4 GiB cgroup-v1 memory "
+                             "limit and the team's per-batch hook on global rank 4 (geo-cpu-a03, local rank 0) keeps "
+                             "a 64 MB tensor per batch (a 'calibration plot' history); the kernel's OOM killer "
+                             "SIGKILLs rank 4 in epoch 1, no Python traceback for it; the other ranks then fail in "
+                             "gloo. evidence: '[rank 4] epoch 1 step 13 batch 4 loss 1.2627' (its last line), 'failed "
+                             "(exitcode: -9) local_rank: 0 (pid: 17856) of binary: /tmp/venv-ce-y/bin/python', 'rank  "
+                             "    : 4 (local_rank: 0)', 'exitcode  : -9 (pid: 17856)  (SIGKILL)', '[rank0]: "
+                             "RuntimeError: [...pair.cc:553] Connection closed by peer [10.116.0.13]:45289', 'job "
+                             "exited with 1'",
 }
