@@ -175,11 +175,13 @@ def _chained_specific(
         # the time limit) hit what was left of the job, it did not raise the import error
         if m.root_cause in WAITED_FOR_THE_DEAD | OUTSIDE_STOPS and winner.root_cause == "library_version_mismatch":
             continue
-        # nor is a rendezvous or store wait that times out after the launcher reported a worker's failure (torchelastic's
-        # "Root Cause (first observed failure)", ``died_at``) the raised exception's own cause: the rest of the job was
-        # waiting for the process that raised (RecBole's config raising AttributeError on NumPy 2 before
-        # ``init_process_group``, its agent reporting exit code 1, the other node's ranks then timing out on the store)
-        if m.root_cause in WAITED_FOR_THE_DEAD and died_at is not None and order(e) > died_at:
+        # nor is a rendezvous or store wait that times out, or a stop from outside, after the launcher reported a
+        # worker's failure (torchelastic's "Root Cause (first observed failure)", ``died_at``) the raised exception's
+        # own cause: the rest of the job was waiting for the process that raised (RecBole's config raising
+        # AttributeError on NumPy 2 before ``init_process_group``, its agent reporting exit code 1, the other node's
+        # ranks then timing out on the store; TorchGeo's node whose old kornia raised a TypeError, the other node
+        # waiting in DDP's set-up until the scheduler's SIGTERM)
+        if m.root_cause in WAITED_FOR_THE_DEAD | OUTSIDE_STOPS and died_at is not None and order(e) > died_at:
             continue
         if chained is None and _same_stream(e, ev) and 0 <= e.line - ev.end_line <= limit:
             chained = m
@@ -321,15 +323,25 @@ def diagnose(
         causes = [m for m in causes if not rules.by_id[m.rule_id].spec.fallback or _signal_known(m)]
     symptoms_all = [m for m in kept if m.role == "symptom"]
 
+    # where the launcher first reported a worker's failure (torchelastic's "Root Cause (first observed failure)"): a
+    # wait or a stop from outside printed after it came after that death and cannot explain it
+    died_at = order(elastic_root) if elastic_root is not None else None
+
+    def _after_the_death(m: Match) -> bool:
+        return m.root_cause in OUTSIDE_STOPS | WAITED_FOR_THE_DEAD and died_at is not None and order(m.event) > died_at
+
     winner: Match | None = None
     if causes:
         winner = causes[0]
         for m in causes[1:]:
             rule = rules.by_id[m.rule_id].spec
-            if winner.root_cause in rule.explains and SEVERITY_RANK[m.severity] > SEVERITY_RANK[winner.severity]:
+            if (
+                winner.root_cause in rule.explains
+                and SEVERITY_RANK[m.severity] > SEVERITY_RANK[winner.severity]
+                and not _after_the_death(m)
+            ):
                 winner = m
     if winner is not None and winner.priority <= GENERIC_PRIORITY:
-        died_at = order(elastic_root) if elastic_root is not None else None
         winner = _chained_specific(winner, causes, rules, died_at, order)
     elif winner is not None and winner.root_cause in REFINED_BY:
         winner = _refined(winner, causes)
