@@ -23,7 +23,7 @@ FIELDS = ["file", "label", "source", "notes", "split", "ecosystem", "batch"]
 # can be measured alone. The product's eval accepts only the splits in PRODUCT_SPLITS; a fragment's other held-out
 # split ("heldout3") is written to manifest.csv as "heldout" and kept in batch. Add a split to PRODUCT_SPLITS in the
 # change that teaches the product that split.
-PRODUCT_SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32", "heldout33", "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40", "heldout41", "heldout42", "heldout43", "heldout44", "heldout45", "heldout46", "heldout47", "heldout48", "heldout49", "heldout50", "heldout51", "heldout52", "heldout53", "heldout54", "heldout55", "heldout56", "heldout57", "heldout58", "heldout59", "heldout60", "heldout61", "heldout62", "heldout63", "heldout64", "heldout65", "heldout66", "heldout67", "heldout68", "heldout69", "heldout70", "heldout71", "heldout72", "heldout73", "heldout74", "heldout75", "heldout76", "heldout77", "heldout78", "heldout79", "heldout80", "heldout81", "heldout82", "heldout83", "heldout84", "heldout85")
+PRODUCT_SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32", "heldout33", "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40", "heldout41", "heldout42", "heldout43", "heldout44", "heldout45", "heldout46", "heldout47", "heldout48", "heldout49", "heldout50", "heldout51", "heldout52", "heldout53", "heldout54", "heldout55", "heldout56", "heldout57", "heldout58", "heldout59", "heldout60", "heldout61", "heldout62", "heldout63", "heldout64", "heldout65", "heldout66", "heldout67", "heldout68", "heldout69", "heldout70", "heldout71", "heldout72", "heldout73", "heldout74", "heldout75", "heldout76", "heldout77", "heldout78", "heldout79", "heldout80", "heldout81", "heldout82", "heldout83", "heldout84", "heldout85", "heldout86")
 
 # Root-cause ids of /work/shared/taxonomy.md that the product does not accept yet (its eval rejects a manifest label
 # outside its taxonomy). Rows with these labels stay in their fragments but are left out of manifest.csv until the
@@ -34,8 +34,8 @@ PENDING_IDS: frozenset[str] = frozenset()
 # classifier trains on manifest.csv). Their rows stay in the fragments and are left out of manifest.csv unless this
 # script runs with --include-sealed (for that one measurement: merge with it, `logsleuth eval corpus/`, then rerun
 # without it or `git checkout corpus/manifest.csv`).
-# heldout6-heldout85 (waves D-CD; heldout24 the GPU runs) were unsealed once measured blind and their misses fixed (README "Fresh batches").
-SEALED_SPLITS = frozenset({"heldout5", "heldout86"})
+# heldout6-heldout86 (waves D-CE; heldout24 the GPU runs) were unsealed once measured blind and their misses fixed (README "Fresh batches").
+SEALED_SPLITS = frozenset({"heldout5"})
 
 # GitHub owner/repo (lower case) -> family, where a family spans several repos or the repo name is not the usual name.
 _FAMILIES = {
