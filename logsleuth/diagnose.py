@@ -125,6 +125,13 @@ def _same_stream(e: Event, ev: Event) -> bool:
     return e.rank == ev.rank or ev.rank is None and e.rank is not None
 
 
+def _left_after(m: Match, death: Any, order: OrderKey) -> bool:
+    """``m`` is a stop from outside or a wait for a member (``OUTSIDE_STOPS``, ``WAITED_FOR_THE_DEAD``) printed after a
+    process's death at ``death`` (an ``order`` key; None: no death known): it hit what was left of the job, so it
+    neither explains that death nor set the fallbacks aside."""
+    return death is not None and m.root_cause in OUTSIDE_STOPS | WAITED_FOR_THE_DEAD and order(m.event) > death
+
+
 def _chained_specific(
     winner: Match,
     causes: Sequence[Match],
@@ -181,7 +188,7 @@ def _chained_specific(
         # AttributeError on NumPy 2 before ``init_process_group``, its agent reporting exit code 1, the other node's
         # ranks then timing out on the store; TorchGeo's node whose old kornia raised a TypeError, the other node
         # waiting in DDP's set-up until the scheduler's SIGTERM)
-        if m.root_cause in WAITED_FOR_THE_DEAD | OUTSIDE_STOPS and died_at is not None and order(e) > died_at:
+        if _left_after(m, died_at, order):
             continue
         if chained is None and _same_stream(e, ev) and 0 <= e.line - ev.end_line <= limit:
             chained = m
@@ -312,7 +319,7 @@ def diagnose(
         if first_death is None:
             return True
         # ... nor a store or rendezvous connection lost after it: the store's host (or the member waited for) had died
-        return not (m.root_cause in OUTSIDE_STOPS | WAITED_FOR_THE_DEAD and order(m.event) > first_death)
+        return not _left_after(m, first_death, order)
 
     if first_death is not None:
         # a ``tail_lines`` rule reads "the log stops here, waiting"; a process killed after that line ended it instead
@@ -327,9 +334,6 @@ def diagnose(
     # wait or a stop from outside printed after it came after that death and cannot explain it
     died_at = order(elastic_root) if elastic_root is not None else None
 
-    def _after_the_death(m: Match) -> bool:
-        return m.root_cause in OUTSIDE_STOPS | WAITED_FOR_THE_DEAD and died_at is not None and order(m.event) > died_at
-
     winner: Match | None = None
     if causes:
         winner = causes[0]
@@ -338,7 +342,7 @@ def diagnose(
             if (
                 winner.root_cause in rule.explains
                 and SEVERITY_RANK[m.severity] > SEVERITY_RANK[winner.severity]
-                and not _after_the_death(m)
+                and not _left_after(m, died_at, order)
             ):
                 winner = m
     if winner is not None and winner.priority <= GENERIC_PRIORITY:
